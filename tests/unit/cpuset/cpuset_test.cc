@@ -1,0 +1,97 @@
+#include "lib/cpuset/cpuset.h"
+
+#include <random>
+#include <set>
+
+#include "gtest/gtest.h"
+
+namespace topologyd {
+namespace {
+
+TEST(CpuSetTest, ParsesAndFormatsLinuxListSyntax) {
+  struct Case {
+    const char* in;
+    const char* out;
+  } cases[] = {
+      {"", ""},           {"0", "0"},         {"0-3", "0-3"},    {"0-3,8,10-11", "0-3,8,10-11"},
+      {"3,2,1,0", "0-3"}, {"0,2,4", "0,2,4"}, {"5-5", "5"},      {"0-1,1-2", "0-2"},
+      {"63-65", "63-65"}, {"1023", "1023"},   {" 0-2\n", "0-2"}, {"0,1,3-4,6", "0-1,3-4,6"},
+  };
+  for (const auto& c : cases) {
+    auto set = CpuSet::Parse(c.in);
+    ASSERT_TRUE(set.ok()) << c.in << ": " << set.status();
+    EXPECT_EQ(set->ToString(), c.out) << c.in;
+  }
+}
+
+TEST(CpuSetTest, RejectsMalformedListsNamingTheElement) {
+  for (const char* bad : {"a", "1-", "-1", "1--2", "3-1", ",", "1,,2", "1 ,2", "0x1", "+1", "1-2-3",
+                          "99999999", "1,", "2000000"}) {
+    auto set = CpuSet::Parse(bad);
+    EXPECT_FALSE(set.ok()) << "accepted \"" << bad << "\"";
+    if (!set.ok()) {
+      EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_NE(set.status().message().find("invalid CPU list"), std::string::npos);
+    }
+  }
+}
+
+TEST(CpuSetTest, SetAlgebra) {
+  CpuSet a{0, 1, 2, 3, 64, 65};
+  CpuSet b{2, 3, 4, 65, 130};
+  EXPECT_EQ(a.Union(b).ToString(), "0-4,64-65,130");
+  EXPECT_EQ(a.Intersection(b).ToString(), "2-3,65");
+  EXPECT_EQ(a.Difference(b).ToString(), "0-1,64");
+  EXPECT_EQ(b.Difference(a).ToString(), "4,130");
+  EXPECT_TRUE(CpuSet({2, 65}).IsSubsetOf(a));
+  EXPECT_FALSE(b.IsSubsetOf(a));
+  EXPECT_TRUE(CpuSet().IsSubsetOf(a));
+  EXPECT_TRUE(a.Intersects(b));
+  EXPECT_FALSE(CpuSet({0}).Intersects(CpuSet({130})));
+  EXPECT_EQ(a.Size(), 6);
+  EXPECT_EQ(a.Min(), 0);
+  EXPECT_EQ(b.Max(), 130);
+  EXPECT_EQ(CpuSet().Min(), -1);
+  EXPECT_EQ(CpuSet().Max(), -1);
+}
+
+TEST(CpuSetTest, EqualityIgnoresHowTheSetWasBuilt) {
+  CpuSet a{1, 200};
+  a.Remove(200);
+  EXPECT_EQ(a, CpuSet({1}));
+  EXPECT_EQ(CpuSet::Range(3, 1), CpuSet());
+  EXPECT_TRUE(a.Difference(a).IsEmpty());
+}
+
+TEST(CpuSetTest, IteratesAscendingAndMatchesStdSet) {
+  std::mt19937 rng(42);
+  for (int round = 0; round < 200; ++round) {
+    std::set<int> ref_a, ref_b;
+    CpuSet a, b;
+    for (int i = 0; i < 40; ++i) {
+      int x = static_cast<int>(rng() % 300);
+      int y = static_cast<int>(rng() % 300);
+      ref_a.insert(x);
+      a.Add(x);
+      ref_b.insert(y);
+      b.Add(y);
+    }
+    EXPECT_EQ(a.ToVector(), std::vector<int>(ref_a.begin(), ref_a.end()));
+    std::set<int> ref_union = ref_a;
+    ref_union.insert(ref_b.begin(), ref_b.end());
+    EXPECT_EQ(a.Union(b).ToVector(), std::vector<int>(ref_union.begin(), ref_union.end()));
+    std::vector<int> inter, diff;
+    for (int x : ref_a) (ref_b.count(x) ? inter : diff).push_back(x);
+    EXPECT_EQ(a.Intersection(b).ToVector(), inter);
+    EXPECT_EQ(a.Difference(b).ToVector(), diff);
+    // Round trip through text.
+    auto parsed = CpuSet::Parse(a.ToString());
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, a);
+    EXPECT_EQ(a < b,
+              std::lexicographical_compare(ref_a.begin(), ref_a.end(), ref_b.begin(), ref_b.end()));
+  }
+}
+
+}  // namespace
+}  // namespace topologyd
