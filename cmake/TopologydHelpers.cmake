@@ -34,7 +34,8 @@ function(topologyd_test)
                                             topologyd_warnings)
   target_compile_definitions(
     ${ARG_NAME} PRIVATE TOPOLOGYD_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-                        TOPOLOGYD_BINARY_DIR="${PROJECT_BINARY_DIR}")
+                        TOPOLOGYD_BINARY_DIR="${PROJECT_BINARY_DIR}"
+                        TOPOLOGYD_SHARED_TOPOLOGIES="${TOPOLOGYD_SHARED_TOPOLOGIES}")
   gtest_discover_tests(
     ${ARG_NAME}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${ARG_ENV}"
@@ -46,7 +47,9 @@ function(topologyd_benchmark)
   cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} benchmark::benchmark topologyd_warnings)
-  target_compile_definitions(${ARG_NAME} PRIVATE TOPOLOGYD_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_compile_definitions(
+    ${ARG_NAME} PRIVATE TOPOLOGYD_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                        TOPOLOGYD_SHARED_TOPOLOGIES="${TOPOLOGYD_SHARED_TOPOLOGIES}")
 endfunction()
 
 # Adds every immediate subdirectory of the current source dir that has a CMakeLists.txt,
