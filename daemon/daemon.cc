@@ -1,0 +1,197 @@
+#include "daemon/daemon.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
+#include <grpcpp/server_posix.h>
+
+#include "lib/common/absl_fmt.h"
+#include "lib/common/version.h"
+#include "lib/config/config_loader.h"
+#include "lib/engine/engine.h"
+#include "lib/os/logging.h"
+#include "lib/os/notifier.h"
+#include "lib/os/signals.h"
+#include "lib/rpc/peer_credentials.h"
+#include "lib/rpc/topologyd_service.h"
+#include "lib/rpc/uds_listener.h"
+#include "lib/topology/hwloc_source.h"
+
+#include "fmt/format.h"
+#include "spdlog/spdlog.h"
+
+namespace topologyd::daemon {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Concurrent RPCs are few (one kubelet shim, the odd topoctl); the Engine serialises
+// changes anyway, so a small pool bounds memory without hurting latency.
+constexpr int kMaxServerThreads = 16;
+constexpr milliseconds kShutdownGrace{5000};
+constexpr milliseconds kIdleSignalWait{1000};
+
+topology::TopologySource SourceOf(const config::Config& config) {
+  switch (config.topology.source) {
+    case config::TopologySourceConfig::Kind::kXml:
+      return topology::TopologySource::Xml(config.topology.path);
+    case config::TopologySourceConfig::Kind::kSynthetic:
+      return topology::TopologySource::Synthetic(config.topology.description);
+    case config::TopologySourceConfig::Kind::kLive:
+      break;
+  }
+  return topology::TopologySource::Live();
+}
+
+void LogReload(const engine::ReloadRecord& record, const std::string& path) {
+  if (!record.error.empty()) {
+    spdlog::error("reload of {} rejected, keeping the running configuration:\n{}", path,
+                  record.error);
+    return;
+  }
+  if (!record.applied_keys.empty()) {
+    spdlog::info("reload applied: {}", fmt::join(record.applied_keys, ", "));
+  }
+  if (!record.refused_keys.empty()) {
+    spdlog::warn("reload refused restart-only keys (restart topologyd to change them): {}",
+                 fmt::join(record.refused_keys, ", "));
+  }
+  if (record.applied_keys.empty() && record.refused_keys.empty()) {
+    spdlog::info("reload: configuration unchanged");
+  }
+}
+
+}  // namespace
+
+int CheckConfig(const std::string& config_path) {
+  absl::StatusOr<config::Config> config = config::LoadConfigFile(config_path);
+  if (!config.ok()) {
+    std::cerr << "topologyd: configuration is invalid:\n" << config.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<topology::Topology> topology = topology::LoadTopology(SourceOf(*config));
+  if (!topology.ok()) {
+    std::cerr << "topologyd: " << config_path << ": topology: " << topology.status().message()
+              << "\n";
+    return 1;
+  }
+  std::cout << "topologyd: configuration " << config_path << " is valid\n";
+  return 0;
+}
+
+int RunDaemon(const std::string& config_path) {
+  // Step 1: configuration and logging.
+  absl::StatusOr<config::Config> loaded = config::LoadConfigFile(config_path);
+  if (!loaded.ok()) {
+    std::cerr << "topologyd: cannot start: configuration is invalid:\n"
+              << loaded.status().message() << "\n";
+    return 1;
+  }
+  auto config = std::make_shared<const config::Config>(*std::move(loaded));
+  if (absl::Status s = os::ConfigureLogging(config->log.level, config->log.format); !s.ok()) {
+    std::cerr << "topologyd: " << s.message() << "\n";
+    return 1;
+  }
+  spdlog::info("topologyd {} starting with {}", kVersion, config_path);
+
+  // Step 2: the machine.
+  absl::StatusOr<topology::Topology> topology = topology::LoadTopology(SourceOf(*config));
+  if (!topology.ok()) {
+    spdlog::critical("cannot start: topology: {}", topology.status().message());
+    return 1;
+  }
+  auto machine = std::make_shared<const topology::Topology>(*std::move(topology));
+  spdlog::info("topology: {} packages, {} NUMA nodes, {} cores, {} CPUs, {} PCI devices",
+               machine->packages.size(), machine->numa_nodes.size(), machine->cores.size(),
+               machine->cpus.size(), machine->pci_devices.size());
+
+  // Step 3: the engine.
+  engine::Engine engine(config, machine);
+
+  // Step 4: the gRPC server, fed by our own accept loop so every peer is identified.
+  rpc::PeerRegistry peers;
+  rpc::TopologydService service(&engine, &peers, ::getuid());
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  grpc::ResourceQuota quota("topologyd");
+  quota.SetMaxThreads(kMaxServerThreads);
+  builder.SetResourceQuota(quota);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) {
+    spdlog::critical("cannot start: the gRPC server failed to start");
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<rpc::UdsListener>> listener = rpc::UdsListener::Create(
+      {.path = config->SocketPath(), .mode = config->socket.mode, .group = config->socket.group});
+  if (!listener.ok()) {
+    spdlog::critical("cannot start: {}", listener.status().message());
+    server->Shutdown();
+    return 1;
+  }
+  grpc::Server* raw_server = server.get();
+  (*listener)->Start([raw_server, &peers](int fd) {
+    absl::StatusOr<rpc::PeerCredentials> creds = rpc::GetPeerCredentials(fd);
+    if (!creds.ok()) {
+      spdlog::warn("dropping a connection: {}", creds.status().message());
+      ::close(fd);
+      return;
+    }
+    peers.Record(fd, *creds);
+    grpc::AddInsecureChannelFromFd(raw_server, fd);  // gRPC owns the fd from here on
+  });
+
+  // Step 5: ready.
+  os::SdNotifier notifier;
+  std::optional<std::chrono::microseconds> watchdog = os::SdNotifier::WatchdogInterval();
+  milliseconds wait = kIdleSignalWait;
+  if (watchdog) {
+    wait = std::min(wait, std::chrono::duration_cast<milliseconds>(*watchdog / 2));
+  }
+  notifier.Ready();
+  notifier.Status("serving");
+  spdlog::info("ready: listening on {}", config->SocketPath());
+
+  // Step 6: serve signals until asked to stop.
+  while (true) {
+    std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait);
+    if (!sig) {
+      if (watchdog) notifier.Watchdog();
+      continue;
+    }
+    if (*sig == os::DaemonSignal::kTerminate) break;
+    notifier.Reloading();
+    spdlog::info("SIGHUP: reloading {}", config_path);
+    engine::ReloadRecord record = engine.Reload(config::LoadConfigFile(config_path));
+    LogReload(record, config_path);
+    std::shared_ptr<const config::Config> now = engine.config();
+    if (absl::Status s = os::ConfigureLogging(now->log.level, now->log.format); !s.ok()) {
+      spdlog::error("reload: {}", s.message());
+    }
+    notifier.Status(record.error.empty() ? (record.refused_keys.empty()
+                                                ? "serving; reload applied"
+                                                : "serving; reload refused restart-only keys")
+                                         : "serving; reload rejected, old configuration kept");
+    notifier.Ready();
+  }
+
+  // Teardown, in reverse: no new connections, finish in-flight calls, stop.
+  notifier.Stopping();
+  spdlog::info("stopping");
+  server->GetHealthCheckService()->Shutdown();
+  (*listener)->Stop();
+  server->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+  server->Wait();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace topologyd::daemon

@@ -1,0 +1,118 @@
+// Config: the typed form of topologyd's YAML configuration (docs/configuration.md lists
+// every key). Keys that exist in kubelet's KubeletConfiguration keep kubelet's names and
+// value syntax so operators can copy them.
+//
+// A Config is a plain value: the loader (config_loader.h) builds it from YAML and rejects
+// unknown keys, wrong types and bad values with a message naming the key, file and line.
+// Semantic checks that need the policy modules (option compatibility, quantities) happen in
+// ValidateConfig. The daemon shares the current value as `std::shared_ptr<const Config>`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topologyd::config {
+
+struct SocketConfig {
+  uint32_t mode = 0660;        // permission bits of the listening socket
+  std::string group = "root";  // group owning the socket
+  friend bool operator==(const SocketConfig&, const SocketConfig&) = default;
+};
+
+struct AllowedPeers {
+  std::vector<uint32_t> uids = {0};  // peers (SO_PEERCRED) allowed to call the API
+  std::vector<uint32_t> gids;
+  bool same_user = false;  // also allow peers running as the daemon's own uid (dev setups)
+  friend bool operator==(const AllowedPeers&, const AllowedPeers&) = default;
+};
+
+struct TopologySourceConfig {
+  enum class Kind { kLive, kXml, kSynthetic };
+  Kind source = Kind::kLive;
+  std::string path;         // kXml: hwloc XML export
+  std::string description;  // kSynthetic: hwloc synthetic string, e.g. "pack:2 numa:2 core:4 pu:2"
+  friend bool operator==(const TopologySourceConfig&, const TopologySourceConfig&) = default;
+};
+
+struct ReservedMemoryConfig {
+  int numa_node = 0;
+  std::map<std::string, std::string> limits;  // resource -> Kubernetes quantity text
+  friend bool operator==(const ReservedMemoryConfig&, const ReservedMemoryConfig&) = default;
+};
+
+struct DevicePciMatch {
+  std::optional<uint16_t> vendor;
+  std::optional<uint16_t> device;
+  std::optional<uint16_t> class_id;
+  bool virtual_functions = false;  // match SR-IOV virtual functions instead of physical ones
+  friend bool operator==(const DevicePciMatch&, const DevicePciMatch&) = default;
+};
+
+struct ExplicitDeviceConfig {
+  std::string id;
+  std::vector<int> numa_nodes;  // OS ids; empty = no locality
+  friend bool operator==(const ExplicitDeviceConfig&, const ExplicitDeviceConfig&) = default;
+};
+
+struct DevicePoolConfig {
+  std::string resource_name;
+  std::optional<DevicePciMatch> pci;
+  std::vector<ExplicitDeviceConfig> devices;
+  friend bool operator==(const DevicePoolConfig&, const DevicePoolConfig&) = default;
+};
+
+struct CgroupConfig {
+  std::string root = "/sys/fs/cgroup";
+  std::string driver = "systemd";  // systemd | cgroupfs
+  std::string version = "auto";    // auto | v1 | v2
+  bool apply = true;               // false: dry run, log the writes only
+  std::chrono::milliseconds release_grace{std::chrono::minutes(5)};
+  friend bool operator==(const CgroupConfig&, const CgroupConfig&) = default;
+};
+
+struct LogConfig {
+  std::string level = "info";   // trace | debug | info | warn | error | critical | off
+  std::string format = "text";  // text | json
+  friend bool operator==(const LogConfig&, const LogConfig&) = default;
+};
+
+struct Config {
+  std::string listen = "unix:///run/topologyd/topologyd.sock";
+  SocketConfig socket;
+  AllowedPeers allowed_peers;
+  std::string state_dir = "/var/lib/topologyd";
+  TopologySourceConfig topology;
+
+  std::string cpu_manager_policy = "none";  // none | static
+  std::map<std::string, std::string> cpu_manager_policy_options;
+  std::optional<std::string> reserved_system_cpus;  // CPU list
+  std::optional<int> cpu_reserved_count;
+
+  std::string topology_manager_policy =
+      "none";  // none | best-effort | restricted | single-numa-node
+  std::string topology_manager_scope = "container";  // container | pod
+  std::map<std::string, std::string> topology_manager_policy_options;
+
+  std::string memory_manager_policy = "None";  // None | Static
+  std::vector<ReservedMemoryConfig> reserved_memory;
+
+  bool pod_policy_override = false;
+  std::vector<DevicePoolConfig> devices;
+  CgroupConfig cgroup;
+  std::chrono::milliseconds reconcile_period{std::chrono::seconds(10)};
+  LogConfig log;
+
+  // Where this value was loaded from, for messages and `topoctl status`.
+  std::string source_file;
+
+  // The socket path of `listen` (which is always unix://...).
+  std::string SocketPath() const;
+
+  friend bool operator==(const Config&, const Config&) = default;
+};
+
+}  // namespace topologyd::config

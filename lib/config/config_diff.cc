@@ -1,0 +1,74 @@
+#include "lib/config/config_diff.h"
+
+#include <algorithm>
+
+namespace topologyd::config {
+namespace {
+
+template <typename T>
+void Live(const T& old_value, const T& new_value, T* effective, const char* key, ReloadPlan* plan) {
+  if (old_value == new_value) return;
+  *effective = new_value;
+  plan->applied.push_back(key);
+}
+
+template <typename T>
+void RestartOnly(const T& old_value, const T& new_value, const char* key, ReloadPlan* plan) {
+  if (!(old_value == new_value)) plan->refused.push_back(key);
+}
+
+}  // namespace
+
+ReloadPlan PlanReload(const Config& old, const Config& next) {
+  ReloadPlan plan;
+  plan.effective = old;
+  Config& e = plan.effective;
+  e.source_file = next.source_file;
+
+  Live(old.log.level, next.log.level, &e.log.level, "log.level", &plan);
+  Live(old.log.format, next.log.format, &e.log.format, "log.format", &plan);
+  Live(old.reconcile_period, next.reconcile_period, &e.reconcile_period, "reconcilePeriod", &plan);
+  Live(old.allowed_peers, next.allowed_peers, &e.allowed_peers, "allowedPeers", &plan);
+  Live(old.pod_policy_override, next.pod_policy_override, &e.pod_policy_override,
+       "podPolicyOverride", &plan);
+  Live(old.cgroup.release_grace, next.cgroup.release_grace, &e.cgroup.release_grace,
+       "cgroup.releaseGracePeriod", &plan);
+
+  // Devices: live only when every old pool is still there unchanged (new ones appended).
+  bool old_pools_kept = std::all_of(old.devices.begin(), old.devices.end(), [&](const auto& pool) {
+    return std::find(next.devices.begin(), next.devices.end(), pool) != next.devices.end();
+  });
+  if (old.devices != next.devices) {
+    if (old_pools_kept) {
+      e.devices = next.devices;
+      plan.applied.push_back("devices");
+    } else {
+      plan.refused.push_back("devices");
+    }
+  }
+
+  RestartOnly(old.listen, next.listen, "listen", &plan);
+  RestartOnly(old.socket, next.socket, "socket", &plan);
+  RestartOnly(old.state_dir, next.state_dir, "stateDir", &plan);
+  RestartOnly(old.topology, next.topology, "topology", &plan);
+  RestartOnly(old.cpu_manager_policy, next.cpu_manager_policy, "cpuManagerPolicy", &plan);
+  RestartOnly(old.cpu_manager_policy_options, next.cpu_manager_policy_options,
+              "cpuManagerPolicyOptions", &plan);
+  RestartOnly(old.reserved_system_cpus, next.reserved_system_cpus, "reservedSystemCPUs", &plan);
+  RestartOnly(old.cpu_reserved_count, next.cpu_reserved_count, "cpuReservedCount", &plan);
+  RestartOnly(old.topology_manager_policy, next.topology_manager_policy, "topologyManagerPolicy",
+              &plan);
+  RestartOnly(old.topology_manager_scope, next.topology_manager_scope, "topologyManagerScope",
+              &plan);
+  RestartOnly(old.topology_manager_policy_options, next.topology_manager_policy_options,
+              "topologyManagerPolicyOptions", &plan);
+  RestartOnly(old.memory_manager_policy, next.memory_manager_policy, "memoryManagerPolicy", &plan);
+  RestartOnly(old.reserved_memory, next.reserved_memory, "reservedMemory", &plan);
+  RestartOnly(old.cgroup.root, next.cgroup.root, "cgroup.root", &plan);
+  RestartOnly(old.cgroup.driver, next.cgroup.driver, "cgroup.driver", &plan);
+  RestartOnly(old.cgroup.version, next.cgroup.version, "cgroup.version", &plan);
+  RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
+  return plan;
+}
+
+}  // namespace topologyd::config

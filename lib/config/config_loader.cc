@@ -1,0 +1,443 @@
+#include "lib/config/config_loader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "lib/config/duration.h"
+
+#include "fmt/format.h"
+#include "yaml-cpp/yaml.h"
+
+namespace topologyd::config {
+namespace {
+
+// Collects problems as "file:line: key: message".
+class Problems {
+ public:
+  explicit Problems(std::string file) : file_(std::move(file)) {}
+  void Add(const YAML::Node& at, const std::string& key, const std::string& message) {
+    int line = at.IsDefined() ? at.Mark().line + 1 : 0;
+    lines_.push_back(line > 0 ? fmt::format("{}:{}: {}: {}", file_, line, key, message)
+                              : fmt::format("{}: {}: {}", file_, key, message));
+  }
+  bool empty() const { return lines_.empty(); }
+  std::string Joined() const { return fmt::format("{}", fmt::join(lines_, "\n")); }
+
+ private:
+  std::string file_;
+  std::vector<std::string> lines_;
+};
+
+std::string Join(const std::vector<std::string>& items) {
+  return fmt::format("{}", fmt::join(items, ", "));
+}
+
+// Reads the keys of one YAML mapping against a fixed schema. Every Get* marks its key as
+// known; Finish() reports the keys nobody asked for.
+class MapReader {
+ public:
+  MapReader(const YAML::Node& node, std::string prefix, Problems* problems)
+      : node_(node), prefix_(std::move(prefix)), problems_(problems) {}
+
+  std::string KeyPath(const std::string& key) const {
+    return prefix_.empty() ? key : prefix_ + "." + key;
+  }
+
+  // The node of `key`, or an undefined node when absent. Marks the key as known.
+  YAML::Node Get(const std::string& key) {
+    known_.insert(key);
+    if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  bool Scalar(const std::string& key, std::string* out) {
+    YAML::Node n = Get(key);
+    if (!n.IsDefined() || n.IsNull()) return false;
+    if (!n.IsScalar()) {
+      problems_->Add(n, KeyPath(key), "expected a string");
+      return false;
+    }
+    *out = n.Scalar();
+    return true;
+  }
+
+  void String(const std::string& key, std::string* out,
+              const std::vector<std::string>& allowed = {}) {
+    std::string value;
+    if (!Scalar(key, &value)) return;
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      problems_->Add(Get(key), KeyPath(key),
+                     fmt::format("unknown value \"{}\" (allowed: {})", value, Join(allowed)));
+      return;
+    }
+    if (allowed.empty() && value.empty()) {
+      problems_->Add(Get(key), KeyPath(key), "must not be empty");
+      return;
+    }
+    *out = value;
+  }
+
+  void Bool(const std::string& key, bool* out) {
+    std::string value;
+    if (!Scalar(key, &value)) return;
+    if (value == "true") {
+      *out = true;
+    } else if (value == "false") {
+      *out = false;
+    } else {
+      problems_->Add(Get(key), KeyPath(key),
+                     fmt::format("expected true or false, got \"{}\"", value));
+    }
+  }
+
+  template <typename Int>
+  bool ParseInt(const YAML::Node& n, const std::string& path, Int* out, int base = 10) {
+    if (!n.IsScalar()) {
+      problems_->Add(n, path, "expected an integer");
+      return false;
+    }
+    const std::string& s = n.Scalar();
+    Int value{};
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
+    if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
+      problems_->Add(n, path, fmt::format("expected an integer, got \"{}\"", s));
+      return false;
+    }
+    *out = value;
+    return true;
+  }
+
+  template <typename Int>
+  void Integer(const std::string& key, Int* out) {
+    YAML::Node n = Get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    ParseInt(n, KeyPath(key), out);
+  }
+
+  void Duration(const std::string& key, std::chrono::milliseconds* out) {
+    std::string value;
+    if (!Scalar(key, &value)) return;
+    auto d = ParseDuration(value);
+    if (!d.ok()) {
+      problems_->Add(Get(key), KeyPath(key), std::string(d.status().message()));
+      return;
+    }
+    *out = *d;
+  }
+
+  void StringMap(const std::string& key, std::map<std::string, std::string>* out) {
+    YAML::Node n = Get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    if (!n.IsMap()) {
+      problems_->Add(n, KeyPath(key), "expected a mapping of names to values");
+      return;
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (!it->second.IsScalar()) {
+        problems_->Add(it->second, KeyPath(key) + "." + it->first.Scalar(), "expected a string");
+        continue;
+      }
+      (*out)[it->first.Scalar()] = it->second.Scalar();
+    }
+  }
+
+  // Reads a nested mapping with `fn(MapReader&)`; reports a non-mapping value.
+  void Nested(const std::string& key, const std::function<void(MapReader&)>& fn) {
+    YAML::Node n = Get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    if (!n.IsMap()) {
+      problems_->Add(n, KeyPath(key), "expected a mapping");
+      return;
+    }
+    MapReader nested(n, KeyPath(key), problems_);
+    fn(nested);
+    nested.Finish();
+  }
+
+  // Reads a sequence of mappings, each with `fn(MapReader&, index)`.
+  void SequenceOfMaps(const std::string& key, const std::function<void(MapReader&, size_t)>& fn) {
+    YAML::Node n = Get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    if (!n.IsSequence()) {
+      problems_->Add(n, KeyPath(key), "expected a list");
+      return;
+    }
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string path = fmt::format("{}[{}]", KeyPath(key), i);
+      if (!n[i].IsMap()) {
+        problems_->Add(n[i], path, "expected a mapping");
+        continue;
+      }
+      MapReader item(n[i], path, problems_);
+      fn(item, i);
+      item.Finish();
+    }
+  }
+
+  template <typename Int>
+  void IntegerList(const std::string& key, std::vector<Int>* out) {
+    YAML::Node n = Get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    if (!n.IsSequence()) {
+      problems_->Add(n, KeyPath(key), "expected a list of integers");
+      return;
+    }
+    out->clear();
+    for (size_t i = 0; i < n.size(); ++i) {
+      Int value{};
+      if (ParseInt(n[i], fmt::format("{}[{}]", KeyPath(key), i), &value)) out->push_back(value);
+    }
+  }
+
+  void Finish() {
+    if (!node_.IsMap()) return;
+    std::vector<std::string> known(known_.begin(), known_.end());
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      std::string key = it->first.IsScalar() ? it->first.Scalar() : "<non-scalar key>";
+      if (!known_.count(key)) {
+        problems_->Add(it->first, KeyPath(key),
+                       fmt::format("unknown key (known keys here: {})", Join(known)));
+      }
+    }
+  }
+
+  Problems* problems() { return problems_; }
+
+ private:
+  YAML::Node node_;
+  std::string prefix_;
+  Problems* problems_;
+  std::set<std::string> known_;
+};
+
+void ReadHexId(MapReader& r, const std::string& key, std::optional<uint16_t>* out) {
+  YAML::Node n = r.Get(key);
+  if (!n.IsDefined() || n.IsNull()) return;
+  std::string text = n.IsScalar() ? n.Scalar() : "";
+  if (text.rfind("0x", 0) == 0) text = text.substr(2);
+  uint16_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (!n.IsScalar() || text.empty() || text.size() > 4 || ec != std::errc() ||
+      ptr != text.data() + text.size()) {
+    r.problems()->Add(n, r.KeyPath(key), "expected a PCI id of up to 4 hex digits, e.g. \"10de\"");
+    return;
+  }
+  *out = value;
+}
+
+void ReadTopology(MapReader& r, TopologySourceConfig* t) {
+  std::string source = "live";
+  r.String("source", &source, {"live", "xml", "synthetic"});
+  if (source == "xml") {
+    t->source = TopologySourceConfig::Kind::kXml;
+    r.String("path", &t->path);
+    if (t->path.empty())
+      r.problems()->Add(r.Get("source"), r.KeyPath("path"), "required when source is xml");
+  } else if (source == "synthetic") {
+    t->source = TopologySourceConfig::Kind::kSynthetic;
+    r.String("description", &t->description);
+    if (t->description.empty()) {
+      r.problems()->Add(r.Get("source"), r.KeyPath("description"),
+                        "required when source is synthetic");
+    }
+  } else {
+    t->source = TopologySourceConfig::Kind::kLive;
+  }
+  // Keys of the other sources are still known, so a stale `path` is not an error.
+  r.Get("path");
+  r.Get("description");
+}
+
+void ReadDevices(MapReader& r, std::vector<DevicePoolConfig>* pools) {
+  r.SequenceOfMaps("devices", [&](MapReader& item, size_t) {
+    DevicePoolConfig pool;
+    item.String("resourceName", &pool.resource_name);
+    if (pool.resource_name.empty()) {
+      item.problems()->Add(item.Get("resourceName"), item.KeyPath("resourceName"), "required");
+    }
+    item.Nested("pci", [&](MapReader& pci) {
+      DevicePciMatch match;
+      ReadHexId(pci, "vendor", &match.vendor);
+      ReadHexId(pci, "device", &match.device);
+      ReadHexId(pci, "class", &match.class_id);
+      pci.Bool("virtualFunctions", &match.virtual_functions);
+      pool.pci = match;
+    });
+    item.SequenceOfMaps("devices", [&](MapReader& dev, size_t) {
+      ExplicitDeviceConfig d;
+      dev.String("id", &d.id);
+      int numa = -1;
+      dev.Integer("numaNode", &numa);
+      if (numa >= 0) d.numa_nodes.push_back(numa);
+      dev.IntegerList("numaNodes", &d.numa_nodes);
+      pool.devices.push_back(d);
+    });
+    if (!pool.pci && pool.devices.empty()) {
+      item.problems()->Add(item.Get("resourceName"), item.KeyPath("resourceName"),
+                           "a device pool needs `pci` or `devices`");
+    }
+    pools->push_back(pool);
+  });
+}
+
+void ReadRoot(MapReader& r, Config* c) {
+  r.String("listen", &c->listen);
+  if (c->listen.rfind("unix://", 0) != 0 || c->listen.size() <= 7) {
+    r.problems()->Add(
+        r.Get("listen"), "listen",
+        fmt::format("must be unix://PATH (e.g. unix:///run/topologyd/topologyd.sock), "
+                    "got \"{}\"",
+                    c->listen));
+  }
+  r.Nested("socket", [&](MapReader& s) {
+    std::string mode;
+    if (s.Scalar("mode", &mode)) {
+      unsigned value = 0;
+      auto [ptr, ec] = std::from_chars(mode.data(), mode.data() + mode.size(), value, 8);
+      if (mode.empty() || ec != std::errc() || ptr != mode.data() + mode.size() || value > 0777) {
+        s.problems()->Add(s.Get("mode"), s.KeyPath("mode"),
+                          fmt::format("expected an octal mode such as \"0660\", got \"{}\"", mode));
+      } else {
+        c->socket.mode = value;
+      }
+    }
+    s.String("group", &c->socket.group);
+  });
+  r.Nested("allowedPeers", [&](MapReader& p) {
+    p.IntegerList("uids", &c->allowed_peers.uids);
+    p.IntegerList("gids", &c->allowed_peers.gids);
+    p.Bool("sameUser", &c->allowed_peers.same_user);
+  });
+  r.String("stateDir", &c->state_dir);
+  r.Nested("topology", [&](MapReader& t) { ReadTopology(t, &c->topology); });
+
+  r.String("cpuManagerPolicy", &c->cpu_manager_policy, {"none", "static"});
+  r.StringMap("cpuManagerPolicyOptions", &c->cpu_manager_policy_options);
+  std::string reserved;
+  if (r.Scalar("reservedSystemCPUs", &reserved)) c->reserved_system_cpus = reserved;
+  int count = -1;
+  r.Integer("cpuReservedCount", &count);
+  if (r.Get("cpuReservedCount").IsDefined()) {
+    if (count < 0) {
+      r.problems()->Add(r.Get("cpuReservedCount"), "cpuReservedCount", "must be >= 0");
+    } else {
+      c->cpu_reserved_count = count;
+    }
+  }
+  if (c->reserved_system_cpus && c->cpu_reserved_count) {
+    r.problems()->Add(r.Get("cpuReservedCount"), "cpuReservedCount",
+                      "set either reservedSystemCPUs or cpuReservedCount, not both");
+  }
+
+  r.String("topologyManagerPolicy", &c->topology_manager_policy,
+           {"none", "best-effort", "restricted", "single-numa-node"});
+  r.String("topologyManagerScope", &c->topology_manager_scope, {"container", "pod"});
+  r.StringMap("topologyManagerPolicyOptions", &c->topology_manager_policy_options);
+
+  r.String("memoryManagerPolicy", &c->memory_manager_policy, {"None", "Static"});
+  r.SequenceOfMaps("reservedMemory", [&](MapReader& item, size_t) {
+    ReservedMemoryConfig m;
+    item.Integer("numaNode", &m.numa_node);
+    item.StringMap("limits", &m.limits);
+    c->reserved_memory.push_back(m);
+  });
+
+  r.Bool("podPolicyOverride", &c->pod_policy_override);
+  ReadDevices(r, &c->devices);
+  r.Nested("cgroup", [&](MapReader& g) {
+    g.String("root", &c->cgroup.root);
+    g.String("driver", &c->cgroup.driver, {"systemd", "cgroupfs"});
+    g.String("version", &c->cgroup.version, {"auto", "v1", "v2"});
+    g.Bool("apply", &c->cgroup.apply);
+    g.Duration("releaseGracePeriod", &c->cgroup.release_grace);
+  });
+  r.Duration("reconcilePeriod", &c->reconcile_period);
+  if (c->reconcile_period.count() <= 0) {
+    r.problems()->Add(r.Get("reconcilePeriod"), "reconcilePeriod", "must be positive");
+  }
+  r.Nested("log", [&](MapReader& l) {
+    l.String("level", &c->log.level,
+             {"trace", "debug", "info", "warn", "error", "critical", "off"});
+    l.String("format", &c->log.format, {"text", "json"});
+  });
+}
+
+}  // namespace
+
+std::string Config::SocketPath() const {
+  constexpr std::string_view kScheme = "unix://";
+  return listen.rfind(kScheme, 0) == 0 ? listen.substr(kScheme.size()) : listen;
+}
+
+absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
+  }
+  Config config;
+  config.source_file = file_name;
+  if (root.IsNull()) return config;  // an empty file means all defaults
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: the configuration must be a YAML mapping of keys to values", file_name,
+                    root.Mark().line + 1));
+  }
+  Problems problems(file_name);
+  try {
+    MapReader reader(root, "", &problems);
+    ReadRoot(reader, &config);
+    reader.Finish();
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
+  }
+  if (!problems.empty()) return absl::InvalidArgumentError(problems.Joined());
+  return config;
+}
+
+// Relative paths in a file are taken relative to the file's directory, so a checkout-local
+// config (config/dev.yaml) works from any working directory.
+void ResolveRelativePaths(const std::string& config_path, Config* c) {
+  std::filesystem::path base = std::filesystem::absolute(config_path).parent_path();
+  auto resolve = [&](std::string* p) {
+    if (!p->empty() && (*p)[0] != '/') *p = (base / *p).lexically_normal().string();
+  };
+  std::string socket = c->SocketPath();
+  resolve(&socket);
+  c->listen = "unix://" + socket;
+  resolve(&c->state_dir);
+  resolve(&c->cgroup.root);
+  if (c->topology.source == TopologySourceConfig::Kind::kXml) resolve(&c->topology.path);
+}
+
+absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        fmt::format("cannot read config file {}: {}", path, std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(fmt::format("error reading config file {}", path));
+  absl::StatusOr<Config> config = ParseConfig(text.str(), path);
+  if (config.ok()) {
+    ResolveRelativePaths(path, &*config);
+    config->source_file = std::filesystem::absolute(path).lexically_normal().string();
+  }
+  return config;
+}
+
+}  // namespace topologyd::config

@@ -1,0 +1,24 @@
+// Loading topologyd's YAML configuration into a typed Config.
+//
+// Every problem is reported, not just the first: unknown keys, wrong types and bad values
+// each give one line "FILE:LINE: KEY: what is wrong", so an operator fixes a file in one go.
+// Nothing here touches the running daemon: callers swap in the result only when it is OK.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "lib/config/config.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::config {
+
+// Parses YAML text. `file_name` is used in messages only. INVALID_ARGUMENT lists every
+// problem found, one per line.
+absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name);
+
+// Reads and parses a file. NOT_FOUND / PERMISSION_DENIED etc. when it cannot be read.
+absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+}  // namespace topologyd::config

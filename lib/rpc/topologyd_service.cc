@@ -1,0 +1,82 @@
+#include "lib/rpc/topologyd_service.h"
+
+#include <chrono>
+
+#include "lib/common/version.h"
+#include "lib/rpc/topology_proto.h"
+
+#include "fmt/format.h"
+
+namespace topologyd::rpc {
+namespace {
+
+namespace v1 = ::topologyd::v1;
+
+void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Duration* out) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  out->set_seconds(ns / 1000000000);
+  out->set_nanos(static_cast<int32_t>(ns % 1000000000));
+}
+
+}  // namespace
+
+TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* peers,
+                                   uid_t daemon_uid)
+    : engine_(engine), peers_(peers), daemon_uid_(daemon_uid) {}
+
+grpc::Status TopologydService::CheckPeer(const grpc::ServerContext& context) const {
+  if (peers_ == nullptr) return grpc::Status::OK;
+  std::optional<PeerCredentials> creds = peers_->Lookup(context.peer());
+  if (!creds) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "caller credentials unknown; connect over the daemon's Unix socket");
+  }
+  if (!IsPeerAllowed(engine_->config()->allowed_peers, *creds, daemon_uid_)) {
+    return grpc::Status(
+        grpc::StatusCode::PERMISSION_DENIED,
+        fmt::format("uid {} gid {} is not in allowedPeers", creds->uid, creds->gid));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologydService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
+                                      v1::StatusResponse* response) {
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  engine::EngineStatus status = engine_->Status();
+  const config::Config& config = *status.config;
+  response->set_version(kVersion);
+  SetDuration(status.uptime, response->mutable_uptime());
+  response->set_config_path(config.source_file);
+  response->set_socket_path(config.SocketPath());
+  response->set_cpu_manager_policy(config.cpu_manager_policy);
+  response->set_topology_manager_policy(config.topology_manager_policy);
+  response->set_topology_manager_scope(config.topology_manager_scope);
+  response->set_memory_manager_policy(config.memory_manager_policy);
+  response->set_state_generation(status.state_generation);
+  response->set_admitted_pods(status.admitted_pods);
+  if (status.last_reload) {
+    const engine::ReloadRecord& r = *status.last_reload;
+    v1::ReloadStatus* out = response->mutable_last_reload();
+    out->set_ok(r.ok);
+    for (const auto& k : r.applied_keys) out->add_applied_keys(k);
+    for (const auto& k : r.refused_keys) out->add_refused_keys(k);
+    out->set_error(r.error);
+    SetDuration(std::chrono::steady_clock::now() - r.at, out->mutable_age());
+  }
+  v1::CgroupStatus* cgroup = response->mutable_cgroup();
+  cgroup->set_apply(config.cgroup.apply);
+  cgroup->set_version(config.cgroup.version);
+  cgroup->set_driver(config.cgroup.driver);
+  cgroup->set_root(config.cgroup.root);
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologydService::GetTopology(grpc::ServerContext* context,
+                                           const v1::GetTopologyRequest*,
+                                           v1::GetTopologyResponse* response) {
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  TopologyToProto(*engine_->topology(), response->mutable_topology());
+  return grpc::Status::OK;
+}
+
+}  // namespace topologyd::rpc

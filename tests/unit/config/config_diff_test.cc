@@ -1,0 +1,53 @@
+#include "lib/config/config_diff.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace topologyd::config {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(ConfigDiffTest, IdenticalConfigsChangeNothing) {
+  Config c;
+  ReloadPlan plan = PlanReload(c, c);
+  EXPECT_THAT(plan.applied, IsEmpty());
+  EXPECT_THAT(plan.refused, IsEmpty());
+  EXPECT_EQ(plan.effective, c);
+}
+
+TEST(ConfigDiffTest, LiveKeysApplyAndRestartOnlyKeysAreRefused) {
+  Config old_config;
+  Config next = old_config;
+  next.log.level = "debug";
+  next.reconcile_period = std::chrono::seconds(3);
+  next.cpu_manager_policy = "static";
+  next.reserved_system_cpus = "0";
+  ReloadPlan plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.applied, ElementsAre("log.level", "reconcilePeriod"));
+  EXPECT_THAT(plan.refused, ElementsAre("cpuManagerPolicy", "reservedSystemCPUs"));
+  EXPECT_EQ(plan.effective.log.level, "debug");
+  EXPECT_EQ(plan.effective.reconcile_period, std::chrono::seconds(3));
+  EXPECT_EQ(plan.effective.cpu_manager_policy, "none");  // refused: old value kept
+  EXPECT_FALSE(plan.effective.reserved_system_cpus.has_value());
+}
+
+TEST(ConfigDiffTest, DevicePoolsMayBeAddedButNotChanged) {
+  Config old_config;
+  old_config.devices.push_back({.resource_name = "a/gpu", .pci = DevicePciMatch{.vendor = 0x10de}});
+  Config added = old_config;
+  added.devices.push_back({.resource_name = "b/nic", .pci = DevicePciMatch{.class_id = 0x0200}});
+  ReloadPlan plan = PlanReload(old_config, added);
+  EXPECT_THAT(plan.applied, ElementsAre("devices"));
+  EXPECT_EQ(plan.effective.devices.size(), 2u);
+
+  Config changed = old_config;
+  changed.devices[0].pci->vendor = 0x1002;
+  plan = PlanReload(old_config, changed);
+  EXPECT_THAT(plan.refused, ElementsAre("devices"));
+  EXPECT_EQ(plan.effective.devices, old_config.devices);
+}
+
+}  // namespace
+}  // namespace topologyd::config

@@ -1,0 +1,108 @@
+// topoctl status: the daemon's version, uptime, configuration and last reload.
+#include <iostream>
+
+#include "tools/topoctl/command.h"
+#include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_output.h"
+
+#include "nlohmann/json.hpp"
+
+namespace topoctl {
+namespace {
+
+double Seconds(const google::protobuf::Duration& d) { return d.seconds() + d.nanos() / 1e9; }
+
+nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
+  nlohmann::json doc = {
+      {"version", r.version()},
+      {"uptime_seconds", Seconds(r.uptime())},
+      {"config_path", r.config_path()},
+      {"socket", r.socket_path()},
+      {"cpu_manager_policy", r.cpu_manager_policy()},
+      {"topology_manager_policy", r.topology_manager_policy()},
+      {"topology_manager_scope", r.topology_manager_scope()},
+      {"memory_manager_policy", r.memory_manager_policy()},
+      {"state_generation", r.state_generation()},
+      {"admitted_pods", r.admitted_pods()},
+      {"cgroup",
+       {{"apply", r.cgroup().apply()},
+        {"version", r.cgroup().version()},
+        {"driver", r.cgroup().driver()},
+        {"root", r.cgroup().root()},
+        {"writes", r.cgroup().writes()},
+        {"failed_writes", r.cgroup().failed_writes()},
+        {"drift_repairs", r.cgroup().drift_repairs()}}},
+      {"last_reload", nullptr},
+  };
+  if (r.has_last_reload()) {
+    const auto& lr = r.last_reload();
+    doc["last_reload"] = {
+        {"ok", lr.ok()},
+        {"applied_keys",
+         std::vector<std::string>(lr.applied_keys().begin(), lr.applied_keys().end())},
+        {"refused_keys",
+         std::vector<std::string>(lr.refused_keys().begin(), lr.refused_keys().end())},
+        {"error", lr.error()},
+        {"age_seconds", Seconds(lr.age())},
+    };
+  }
+  return doc;
+}
+
+void PrintStatusTable(const nlohmann::json& doc) {
+  std::vector<std::vector<std::string>> rows = {
+      {"version", doc["version"]},
+      {"uptime", std::to_string(static_cast<int64_t>(doc["uptime_seconds"].get<double>())) + "s"},
+      {"config", doc["config_path"]},
+      {"socket", doc["socket"]},
+      {"cpu manager", doc["cpu_manager_policy"]},
+      {"topology manager", doc["topology_manager_policy"].get<std::string>() + " (scope " +
+                               doc["topology_manager_scope"].get<std::string>() + ")"},
+      {"memory manager", doc["memory_manager_policy"]},
+      {"admitted pods", std::to_string(doc["admitted_pods"].get<uint32_t>())},
+      {"cgroup", doc["cgroup"]["driver"].get<std::string>() + " " +
+                     doc["cgroup"]["version"].get<std::string>() + " at " +
+                     doc["cgroup"]["root"].get<std::string>() +
+                     (doc["cgroup"]["apply"].get<bool>() ? "" : " (dry run)")},
+  };
+  const auto& lr = doc["last_reload"];
+  if (lr.is_null()) {
+    rows.push_back({"last reload", "none"});
+  } else if (!lr["error"].get<std::string>().empty()) {
+    rows.push_back({"last reload", "REJECTED: " + lr["error"].get<std::string>()});
+  } else {
+    std::string text = lr["ok"].get<bool>() ? "ok" : "partly refused";
+    if (!lr["applied_keys"].empty()) text += "; applied: " + lr["applied_keys"].dump();
+    if (!lr["refused_keys"].empty()) {
+      text += "; refused (restart needed): " + lr["refused_keys"].dump();
+    }
+    rows.push_back({"last reload", text});
+  }
+  std::cout << RenderTable({"FIELD", "VALUE"}, rows);
+}
+
+void Install(CLI::App& root, CommandContext& ctx) {
+  CLI::App* cmd =
+      root.add_subcommand("status", "show the daemon's version, uptime and configuration");
+  cmd->callback([&ctx] {
+    ctx.action = [&ctx]() -> int {
+      const GlobalOptions& g = *ctx.globals;
+      auto stub = ConnectToDaemon(g.socket);
+      topologyd::v1::StatusResponse response;
+      grpc::Status s = stub->Status(CallContext().get(), {}, &response);
+      if (!s.ok()) return ReportRpcError("status", s, g.socket);
+      nlohmann::json doc = StatusToJson(response);
+      if (g.format() == OutputFormat::kTable) {
+        PrintStatusTable(doc);
+      } else {
+        PrintDocument(doc, g.format());
+      }
+      return kExitOk;
+    };
+  });
+}
+
+TOPOCTL_REGISTER_COMMAND(Install);
+
+}  // namespace
+}  // namespace topoctl

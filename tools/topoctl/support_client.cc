@@ -1,0 +1,29 @@
+#include "tools/topoctl/support_client.h"
+
+#include <iostream>
+
+#include "tools/topoctl/command.h"
+
+namespace topoctl {
+
+std::unique_ptr<topologyd::v1::Topologyd::Stub> ConnectToDaemon(const std::string& socket) {
+  auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
+  return topologyd::v1::Topologyd::NewStub(channel);
+}
+
+std::unique_ptr<grpc::ClientContext> CallContext(std::chrono::milliseconds timeout) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+  return context;
+}
+
+int ReportRpcError(const std::string& what, const grpc::Status& status, const std::string& socket) {
+  std::cerr << "topoctl: " << what << ": " << status.error_message();
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    std::cerr << " (is topologyd running and listening on " << socket << "? use --socket)";
+  }
+  std::cerr << "\n";
+  return kExitRefused;
+}
+
+}  // namespace topoctl

@@ -1,0 +1,70 @@
+#include "tools/topoctl/support_output.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "yaml-cpp/yaml.h"
+
+namespace topoctl {
+namespace {
+
+void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
+  if (j.is_object()) {
+    out << YAML::BeginMap;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      out << YAML::Key << it.key() << YAML::Value;
+      EmitYaml(it.value(), out);
+    }
+    out << YAML::EndMap;
+  } else if (j.is_array()) {
+    out << YAML::BeginSeq;
+    for (const auto& item : j) EmitYaml(item, out);
+    out << YAML::EndSeq;
+  } else if (j.is_string()) {
+    // Quote strings so CPU lists like "0-3" or "" stay strings when read back.
+    out << YAML::DoubleQuoted << j.get<std::string>();
+  } else if (j.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << j.dump();
+  }
+}
+
+}  // namespace
+
+void PrintDocument(const nlohmann::json& doc, OutputFormat format) {
+  if (format == OutputFormat::kYaml) {
+    YAML::Emitter out;
+    EmitYaml(doc, out);
+    std::cout << out.c_str() << "\n";
+  } else {
+    std::cout << doc.dump(2) << "\n";
+  }
+}
+
+std::string RenderTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size(), 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], row[i].size());
+    }
+  };
+  measure(header);
+  for (const auto& row : rows) measure(row);
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  emit(header);
+  for (const auto& row : rows) emit(row);
+  return out;
+}
+
+}  // namespace topoctl

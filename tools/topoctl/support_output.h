@@ -1,0 +1,21 @@
+// Rendering command results: JSON (the scripting contract), YAML (the same document) and
+// aligned text tables for people.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/topoctl/command.h"
+
+#include "nlohmann/json.hpp"
+
+namespace topoctl {
+
+// Prints `doc` as pretty JSON or as YAML, per `format` (kTable is not handled here).
+void PrintDocument(const nlohmann::json& doc, OutputFormat format);
+
+// A minimal text table: a header row, then rows; columns padded to their widest cell.
+std::string RenderTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace topoctl
