@@ -1,0 +1,107 @@
+#include "lib/cgroup/layout.h"
+
+#include <unistd.h>
+
+#include "tests/unit/cgroup/fake_cgroupfs.h"
+
+#include "gtest/gtest.h"
+
+namespace topologyd::cgroup {
+namespace {
+
+using testing::MakeDirs;
+using testing::MakeV1Cgroup;
+using testing::MakeV2Cgroup;
+using testing::TempDir;
+using testing::WriteText;
+
+absl::StatusOr<CgroupLayout> Detect(const std::string& path,
+                                    CgroupVersionSetting setting = CgroupVersionSetting::kAuto) {
+  absl::StatusOr<CgroupRoot> root = CgroupRoot::Open(path);
+  if (!root.ok()) return root.status();
+  return DetectCgroupLayout(*root, setting);
+}
+
+TEST(DetectCgroupLayoutTest, UnifiedV2) {
+  TempDir tmp;
+  MakeV2Cgroup(tmp.path(), "", "", "cpuset cpu memory", false);
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path());
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->version, CgroupVersion::kV2);
+  EXPECT_EQ(layout->hierarchy, "");
+  EXPECT_FALSE(layout->hybrid);
+  EXPECT_EQ(*DetectCgroupVersion(tmp.path()), CgroupVersion::kV2);
+  EXPECT_EQ(Detect(tmp.path(), CgroupVersionSetting::kV1).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(DetectCgroupLayoutTest, UnifiedV2WithoutCpusetIsAnOperatorProblem) {
+  TempDir tmp;
+  MakeDirs(tmp.path());
+  WriteText(tmp.path() + "/cgroup.controllers", "cpu io memory pids\n");
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path());
+  EXPECT_EQ(layout.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(layout.status().message()).find("cpuset"), std::string::npos);
+}
+
+TEST(DetectCgroupLayoutTest, V1RootIsTheCpusetMount) {
+  TempDir tmp;
+  MakeV1Cgroup(tmp.path(), "0-7", "0");
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path());
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->version, CgroupVersion::kV1);
+  EXPECT_EQ(layout->hierarchy, "");
+  EXPECT_EQ(Detect(tmp.path(), CgroupVersionSetting::kV2).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(DetectCgroupLayoutTest, V1ControllersUnderATmpfs) {
+  TempDir tmp;
+  MakeV1Cgroup(tmp.path() + "/cpuset", "0-7", "0");
+  MakeDirs(tmp.path() + "/memory");
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path(), CgroupVersionSetting::kV1);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->version, CgroupVersion::kV1);
+  EXPECT_EQ(layout->hierarchy, "cpuset");
+  EXPECT_FALSE(layout->hybrid);
+}
+
+TEST(DetectCgroupLayoutTest, HybridWithCpusetOnTheV1Side) {
+  TempDir tmp;
+  MakeV1Cgroup(tmp.path() + "/cpuset", "0-7", "0");
+  MakeDirs(tmp.path() + "/unified");
+  WriteText(tmp.path() + "/unified/cgroup.controllers", "");  // v1 holds every controller
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path());
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->version, CgroupVersion::kV1);
+  EXPECT_EQ(layout->hierarchy, "cpuset");
+  EXPECT_TRUE(layout->hybrid);
+}
+
+TEST(DetectCgroupLayoutTest, HybridWithCpusetBoundToTheUnifiedMount) {
+  TempDir tmp;
+  MakeDirs(tmp.path() + "/memory");
+  MakeV2Cgroup(tmp.path() + "/unified", "", "", "cpuset", false);
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path());
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->version, CgroupVersion::kV2);
+  EXPECT_EQ(layout->hierarchy, "unified");
+  EXPECT_TRUE(layout->hybrid);
+}
+
+TEST(DetectCgroupLayoutTest, EmptyTreeSaysWhatWasLookedFor) {
+  TempDir tmp;
+  absl::StatusOr<CgroupLayout> layout = Detect(tmp.path());
+  EXPECT_EQ(layout.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(layout.status().message()).find("cpuset.cpus"), std::string::npos);
+}
+
+TEST(DetectCgroupLayoutTest, SymlinkedHierarchyIsRefused) {
+  TempDir tmp;
+  MakeV1Cgroup(tmp.path() + "/elsewhere", "0-7", "0");
+  ASSERT_EQ(::symlink((tmp.path() + "/elsewhere").c_str(), (tmp.path() + "/cpuset").c_str()), 0);
+  EXPECT_EQ(Detect(tmp.path()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace topologyd::cgroup
