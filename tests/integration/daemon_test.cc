@@ -1,0 +1,232 @@
+// Starts the real topologyd binary and drives it as an operator would: check-config,
+// status over the socket, SIGHUP reloads (live, refused and broken), SIGTERM, sd_notify
+// messages, and refusal of callers outside allowedPeers.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "tests/integration/process.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include <sys/socket.h>
+#include <sys/un.h>
+
+namespace topologyd::testing {
+namespace {
+
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+
+nlohmann::json StatusJson(const std::string& socket) {
+  CommandResult r = RunCommand({TopoctlBinary(), "--socket", socket, "status", "--output", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+// Polls `status` until `pred` holds (reloads are asynchronous to the signal).
+template <typename Pred>
+nlohmann::json WaitForStatus(const std::string& socket, Pred pred) {
+  nlohmann::json doc;
+  for (int i = 0; i < 200; ++i) {
+    doc = StatusJson(socket);
+    if (pred(doc)) return doc;
+    usleep(25000);
+  }
+  return doc;
+}
+
+TEST(DaemonCheckConfigTest, ShippedProductionConfigIsValid) {
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config",
+                                std::string(TOPOLOGYD_SOURCE_DIR) + "/config/topologyd.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("is valid"));
+}
+
+TEST(DaemonCheckConfigTest, UnknownKeyFailsNamingKeyFileAndLine) {
+  TempDir dir;
+  WriteFile(dir.File("bad.yaml"), "log: {level: info}\ncpuManagerPolcy: static\n");
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config", dir.File("bad.yaml")});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr(dir.File("bad.yaml") + ":2: cpuManagerPolcy: unknown key"));
+}
+
+TEST(DaemonCheckConfigTest, UnloadableTopologyFails) {
+  TempDir dir;
+  WriteFile(dir.File("c.yaml"), "topology: {source: xml, path: /nonexistent/machine.xml}\n");
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config", dir.File("c.yaml")});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/machine.xml"));
+}
+
+TEST(DaemonCheckConfigTest, VersionFlag) {
+  CommandResult r = RunCommand({TopologydBinary(), "--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("topologyd "));
+}
+
+TEST(DaemonProcessTest, ServesStatusReloadsOnHupAndStopsOnTerm) {
+  TempDir dir;
+  std::string config = dir.File("config.yaml");
+  std::string socket = dir.File("topologyd.sock");
+  WriteFile(config, MinimalConfig(dir.path()));
+  DaemonProcess daemon;
+  daemon.Start(config, dir.File("log"));
+  ASSERT_TRUE(daemon.WaitUntilServing(socket, seconds(30))) << ReadFile(dir.File("log"));
+
+  nlohmann::json status = StatusJson(socket);
+  EXPECT_EQ(status["config_path"], config);
+  EXPECT_EQ(status["socket"], socket);
+  EXPECT_EQ(status["cpu_manager_policy"], "static");
+  EXPECT_TRUE(status["last_reload"].is_null());
+  EXPECT_FALSE(status["version"].get<std::string>().empty());
+
+  // A live key applies at once.
+  WriteFile(config, MinimalConfig(dir.path(), "log: {level: debug}\n"));
+  daemon.Signal(SIGHUP);
+  status =
+      WaitForStatus(socket, [](const nlohmann::json& s) { return !s["last_reload"].is_null(); });
+  ASSERT_FALSE(status["last_reload"].is_null());
+  EXPECT_TRUE(status["last_reload"]["ok"].get<bool>());
+  EXPECT_EQ(status["last_reload"]["applied_keys"], nlohmann::json::array({"log.level"}));
+
+  // A restart-only key is refused and the old value kept.
+  std::string next = MinimalConfig(dir.path(), "log: {level: debug}\n");
+  next.replace(next.find("cpuManagerPolicy: static"), 24, "cpuManagerPolicy: none  ");
+  WriteFile(config, next);
+  daemon.Signal(SIGHUP);
+  status = WaitForStatus(
+      socket, [](const nlohmann::json& s) { return !s["last_reload"]["refused_keys"].empty(); });
+  EXPECT_EQ(status["last_reload"]["refused_keys"], nlohmann::json::array({"cpuManagerPolicy"}));
+  EXPECT_EQ(status["cpu_manager_policy"], "static");
+
+  // A broken file is rejected whole; the daemon keeps serving the old configuration.
+  WriteFile(config, "log: {level: [\n");
+  daemon.Signal(SIGHUP);
+  status = WaitForStatus(socket, [](const nlohmann::json& s) {
+    return !s["last_reload"]["error"].get<std::string>().empty();
+  });
+  EXPECT_THAT(status["last_reload"]["error"].get<std::string>(), HasSubstr("invalid YAML"));
+  EXPECT_EQ(status["cpu_manager_policy"], "static");
+
+  daemon.Signal(SIGTERM);
+  std::optional<int> code = daemon.WaitForExit(seconds(30));
+  ASSERT_TRUE(code.has_value()) << "daemon did not stop on SIGTERM";
+  EXPECT_EQ(*code, 0) << ReadFile(dir.File("log"));
+  EXPECT_FALSE(std::filesystem::exists(socket)) << "socket left behind";
+  EXPECT_THAT(ReadFile(dir.File("log")), HasSubstr("reload refused restart-only keys"));
+}
+
+TEST(DaemonProcessTest, SigintAlsoStopsCleanly) {
+  TempDir dir;
+  WriteFile(dir.File("config.yaml"), MinimalConfig(dir.path()));
+  DaemonProcess daemon;
+  daemon.Start(dir.File("config.yaml"), dir.File("log"));
+  ASSERT_TRUE(daemon.WaitUntilServing(dir.File("topologyd.sock"), seconds(30)));
+  daemon.Signal(SIGINT);
+  EXPECT_EQ(daemon.WaitForExit(seconds(30)), std::optional<int>(0));
+}
+
+TEST(DaemonProcessTest, InvalidConfigStopsStartUp) {
+  TempDir dir;
+  WriteFile(dir.File("config.yaml"), MinimalConfig(dir.path(), "bogus: 1\n"));
+  DaemonProcess daemon;
+  daemon.Start(dir.File("config.yaml"), dir.File("log"));
+  std::optional<int> code = daemon.WaitForExit(seconds(30));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 1);
+  EXPECT_THAT(ReadFile(dir.File("log")), HasSubstr("bogus: unknown key"));
+}
+
+// systemd's side of sd_notify: a datagram socket named by NOTIFY_SOCKET.
+class NotifyReceiver {
+ public:
+  explicit NotifyReceiver(const std::string& path) : path_(path) {
+    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    timeval tv{.tv_sec = 30, .tv_usec = 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
+  ~NotifyReceiver() { ::close(fd_); }
+  // Next datagram, "" on timeout.
+  std::string Next() {
+    char buf[4096];
+    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  }
+  // Skips datagrams until one contains `what`; false on timeout.
+  bool WaitFor(const std::string& what) {
+    for (std::string m = Next(); !m.empty(); m = Next()) {
+      if (m.find(what) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+TEST(DaemonProcessTest, NotifiesSystemdOfReadyReloadingAndStopping) {
+  TempDir dir;
+  NotifyReceiver notify(dir.File("notify.sock"));
+  WriteFile(dir.File("config.yaml"), MinimalConfig(dir.path()));
+  DaemonProcess daemon;
+  daemon.Start(dir.File("config.yaml"), dir.File("log"),
+               {{"NOTIFY_SOCKET", dir.File("notify.sock")}});
+  EXPECT_TRUE(notify.WaitFor("READY=1")) << ReadFile(dir.File("log"));
+  daemon.Signal(SIGHUP);
+  EXPECT_TRUE(notify.WaitFor("RELOADING=1"));
+  EXPECT_TRUE(notify.WaitFor("READY=1"));
+  daemon.Signal(SIGTERM);
+  EXPECT_TRUE(notify.WaitFor("STOPPING=1"));
+  EXPECT_EQ(daemon.WaitForExit(seconds(30)), std::optional<int>(0));
+}
+
+TEST(DaemonProcessTest, CallerOutsideAllowedPeersIsDenied) {
+  TempDir dir;
+  // Only uid 4242 may call; this test runs as someone else.
+  std::string config = MinimalConfig(dir.path());
+  config.replace(config.find("allowedPeers: {uids: [0], sameUser: true}"), 41,
+                 "allowedPeers: {uids: [4242]}             ");
+  WriteFile(dir.File("config.yaml"), config);
+  ASSERT_NE(::getuid(), 4242u);
+  DaemonProcess daemon;
+  daemon.Start(dir.File("config.yaml"), dir.File("log"));
+  std::string socket = dir.File("topologyd.sock");
+  CommandResult r;
+  for (int i = 0; i < 400 && !std::filesystem::exists(socket); ++i) usleep(25000);
+  r = RunCommand({TopoctlBinary(), "--socket", socket, "status"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not in allowedPeers"));
+}
+
+TEST(DaemonProcessTest, OtherUidIsDeniedWhenOnlyRootIsAllowed) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to run a client under another uid";
+  if (RunCommand({"/usr/bin/setpriv", "--version"}).exit_code != 0) {
+    GTEST_SKIP() << "setpriv (util-linux) not installed";
+  }
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);  // let the unprivileged client reach the socket file
+  std::string config = MinimalConfig(dir.path(), "socket: {mode: \"0666\"}\n");
+  config.replace(config.find("allowedPeers: {uids: [0], sameUser: true}"), 41,
+                 "allowedPeers: {uids: [0]}                ");
+  WriteFile(dir.File("config.yaml"), config);
+  DaemonProcess daemon;
+  daemon.Start(dir.File("config.yaml"), dir.File("log"));
+  std::string socket = dir.File("topologyd.sock");
+  ASSERT_TRUE(daemon.WaitUntilServing(socket, seconds(30)));  // root is allowed
+  CommandResult r = RunCommand({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                "--clear-groups", TopoctlBinary(), "--socket", socket, "status"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("uid 65534 gid 65534 is not in allowedPeers"));
+}
+
+}  // namespace
+}  // namespace topologyd::testing

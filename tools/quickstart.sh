@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The two quick-start commands of the README.
+#
+#   tools/quickstart.sh run    install dependencies, build, and run topologyd in the
+#                              foreground on config/dev.yaml (simulated machine; socket,
+#                              state and a fake cgroup tree under .run/; no root needed)
+#   tools/quickstart.sh test   install dependencies, build and run every test, then the
+#                              same under AddressSanitizer + UndefinedBehaviorSanitizer
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+configure_and_build() {  # build_dir, extra cmake args...
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -DTOPOLOGYD_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+case "${1:-}" in
+  run)
+    tools/install-deps.sh
+    configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOLOGYD_BUILD_TESTS=OFF \
+      -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
+    mkdir -p .run
+    echo
+    echo "topologyd is starting on config/dev.yaml. From another shell, try:"
+    echo "  build/tools/topoctl/topoctl --socket .run/topologyd.sock status"
+    echo "Stop it with Ctrl-C."
+    echo
+    exec build/daemon/topologyd --config config/dev.yaml
+    ;;
+  test)
+    tools/install-deps.sh
+    echo "== build and test (RelWithDebInfo)"
+    configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    (cd build && ctest --output-on-failure -j "$jobs")
+    echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+    configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
+      -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
+    (cd build-asan && ctest --output-on-failure -j "$jobs")
+    ;;
+  *)
+    echo "usage: tools/quickstart.sh run|test" >&2
+    exit 2
+    ;;
+esac
