@@ -1,0 +1,222 @@
+#include "lib/topology/hwloc_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+
+namespace topologyd::topology {
+namespace {
+
+CpuSet ToCpuSet(hwloc_const_bitmap_t bitmap) {
+  CpuSet set;
+  // An infinite or absent set cannot be enumerated; cpusets of real objects are finite.
+  if (bitmap == nullptr || hwloc_bitmap_weight(bitmap) < 0) return set;
+  for (int id = hwloc_bitmap_first(bitmap); id >= 0; id = hwloc_bitmap_next(bitmap, id)) {
+    set.Add(id);
+  }
+  return set;
+}
+
+int OsIndex(hwloc_obj_t object) {
+  return object->os_index == HWLOC_UNKNOWN_INDEX ? ObjectDescription::kUnknownIndex
+                                                 : static_cast<int>(object->os_index);
+}
+
+std::vector<ObjectDescription> Objects(hwloc_topology_t topology, hwloc_obj_type_t type) {
+  std::vector<ObjectDescription> objects;
+  for (hwloc_obj_t object = hwloc_get_next_obj_by_type(topology, type, nullptr); object != nullptr;
+       object = hwloc_get_next_obj_by_type(topology, type, object)) {
+    objects.push_back(
+        ObjectDescription{.os_index = OsIndex(object), .cpus = ToCpuSet(object->cpuset)});
+  }
+  return objects;
+}
+
+std::vector<NumaDescription> NumaNodes(hwloc_topology_t topology) {
+  std::vector<NumaDescription> nodes;
+  for (hwloc_obj_t object = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, nullptr);
+       object != nullptr;
+       object = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, object)) {
+    NumaDescription node;
+    node.os_index = static_cast<int>(object->os_index);
+    node.cpus = ToCpuSet(object->cpuset);
+    node.memory_bytes = object->attr->numanode.local_memory;
+    for (unsigned i = 0; i < object->attr->numanode.page_types_len; ++i) {
+      node.page_types.push_back(PageType{.size_bytes = object->attr->numanode.page_types[i].size,
+                                         .count = object->attr->numanode.page_types[i].count});
+    }
+    if (object->subtype != nullptr) node.subtype = object->subtype;
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+// hwloc may hold several NUMA matrices (latency from the OS, bandwidths from HMAT, ...).
+// The OS "NUMALatency" matrix is what numactl and kubelet's prefer-closest-numa-nodes use;
+// XML exports from hwloc 1.x carry an unnamed latency matrix instead.
+void ReadDistances(hwloc_topology_t topology, MachineDescription* machine) {
+  unsigned count = 0;
+  if (hwloc_distances_get_by_type(topology, HWLOC_OBJ_NUMANODE, &count, nullptr, 0, 0) != 0 ||
+      count == 0) {
+    return;
+  }
+  std::vector<hwloc_distances_s*> matrices(count, nullptr);
+  if (hwloc_distances_get_by_type(topology, HWLOC_OBJ_NUMANODE, &count, matrices.data(), 0, 0) !=
+      0) {
+    return;
+  }
+  matrices.resize(count);
+  hwloc_distances_s* chosen = nullptr;
+  for (hwloc_distances_s* matrix : matrices) {
+    const char* name = hwloc_distances_get_name(topology, matrix);
+    if (name != nullptr && std::strcmp(name, "NUMALatency") == 0) chosen = matrix;
+  }
+  for (hwloc_distances_s* matrix : matrices) {
+    if (chosen == nullptr && (matrix->kind & HWLOC_DISTANCES_KIND_MEANS_LATENCY) != 0) {
+      chosen = matrix;
+    }
+  }
+  if (chosen != nullptr) {
+    for (unsigned i = 0; i < chosen->nbobjs; ++i) {
+      machine->distance_node_ids.push_back(static_cast<int>(chosen->objs[i]->os_index));
+    }
+    machine->distance_values.assign(chosen->values,
+                                    chosen->values + size_t{chosen->nbobjs} * chosen->nbobjs);
+  }
+  for (hwloc_distances_s* matrix : matrices) hwloc_distances_release(topology, matrix);
+}
+
+bool HasGpuOsDevice(hwloc_obj_t pci) {
+  for (hwloc_obj_t child = pci->io_first_child; child != nullptr; child = child->next_sibling) {
+    if (child->type == HWLOC_OBJ_OS_DEVICE && child->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<PciDescription> PciDevices(hwloc_topology_t topology) {
+  std::vector<PciDescription> devices;
+  for (hwloc_obj_t object = hwloc_get_next_pcidev(topology, nullptr); object != nullptr;
+       object = hwloc_get_next_pcidev(topology, object)) {
+    const auto& pci = object->attr->pcidev;
+    PciDescription device;
+    device.busid = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", static_cast<unsigned>(pci.domain),
+                               static_cast<unsigned>(pci.bus), static_cast<unsigned>(pci.dev),
+                               static_cast<unsigned>(pci.func));
+    device.vendor_id = pci.vendor_id;
+    device.device_id = pci.device_id;
+    device.class_id = pci.class_id;
+    device.has_gpu_os_device = HasGpuOsDevice(object);
+    hwloc_obj_t ancestor = hwloc_get_non_io_ancestor_obj(topology, object);
+    if (ancestor != nullptr) {
+      device.locality = ToCpuSet(ancestor->cpuset);
+      device.attached_to_root = ancestor->parent == nullptr;
+    } else {
+      device.attached_to_root = true;
+    }
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+bool IsKubeletTestMap(hwloc_topology_t topology) {
+  hwloc_obj_t root = hwloc_get_root_obj(topology);
+  for (unsigned i = 0; i < root->infos_count; ++i) {
+    if (root->infos[i].name != nullptr && root->infos[i].value != nullptr &&
+        std::strcmp(root->infos[i].name, "Backend") == 0 &&
+        kKubeletTestMapBackend == root->infos[i].value) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string ErrnoText(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
+
+}  // namespace
+
+absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
+  const std::string what = DescribeSource(source);
+  // Checked before hwloc sees the path, so a typo is NOT_FOUND with a plain message rather
+  // than whatever errno hwloc's XML backend leaves behind.
+  if (source.kind == TopologySource::Kind::kXml) {
+    std::error_code ec;
+    if (source.path.empty()) return absl::InvalidArgumentError("no hwloc XML file given");
+    if (!std::filesystem::exists(source.path, ec)) {
+      return absl::NotFoundError(fmt::format("{} does not exist", what));
+    }
+    if (!std::filesystem::is_regular_file(source.path, ec)) {
+      return absl::InvalidArgumentError(fmt::format("{} is not a regular file", what));
+    }
+  }
+  if (source.kind == TopologySource::Kind::kSynthetic && source.description.empty()) {
+    return absl::InvalidArgumentError("empty hwloc synthetic topology description");
+  }
+
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) {
+    return absl::InternalError(fmt::format("hwloc_topology_init failed: {}", ErrnoText(errno)));
+  }
+  HwlocTopologyPtr topology(raw);
+  if (hwloc_topology_set_flags(topology.get(), HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0) {
+    return absl::InternalError(
+        fmt::format("hwloc_topology_set_flags failed: {}", ErrnoText(errno)));
+  }
+  if (hwloc_topology_set_io_types_filter(topology.get(), HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
+    return absl::InternalError(
+        fmt::format("hwloc_topology_set_io_types_filter failed: {}", ErrnoText(errno)));
+  }
+  switch (source.kind) {
+    case TopologySource::Kind::kLive:
+      break;
+    case TopologySource::Kind::kXml:
+      if (hwloc_topology_set_xml(topology.get(), source.path.c_str()) != 0) {
+        return absl::InvalidArgumentError(
+            fmt::format("hwloc cannot read {}: {}", what, ErrnoText(errno)));
+      }
+      break;
+    case TopologySource::Kind::kSynthetic:
+      if (hwloc_topology_set_synthetic(topology.get(), source.description.c_str()) != 0) {
+        return absl::InvalidArgumentError(fmt::format("invalid {}", what));
+      }
+      break;
+  }
+  errno = 0;
+  if (hwloc_topology_load(topology.get()) != 0) {
+    std::string reason = errno != 0 ? ErrnoText(errno) : "unknown error";
+    if (source.kind == TopologySource::Kind::kLive) {
+      return absl::InternalError(fmt::format("hwloc failed to discover {}: {}", what, reason));
+    }
+    return absl::InvalidArgumentError(
+        fmt::format("hwloc failed to load {} (not a valid topology?): {}", what, reason));
+  }
+  return topology;
+}
+
+MachineDescription DescribeMachine(hwloc_topology_t topology) {
+  MachineDescription machine;
+  for (const ObjectDescription& pu : Objects(topology, HWLOC_OBJ_PU)) {
+    if (pu.os_index != ObjectDescription::kUnknownIndex) machine.pus.Add(pu.os_index);
+  }
+  machine.packages = Objects(topology, HWLOC_OBJ_PACKAGE);
+  machine.dies = Objects(topology, HWLOC_OBJ_DIE);
+  machine.numa_nodes = NumaNodes(topology);
+  machine.cores = Objects(topology, HWLOC_OBJ_CORE);
+  machine.l3_caches = Objects(topology, HWLOC_OBJ_L3CACHE);
+  ReadDistances(topology, &machine);
+  machine.pci_devices = PciDevices(topology);
+  machine.kubelet_test_map = IsKubeletTestMap(topology);
+  return machine;
+}
+
+}  // namespace topologyd::topology

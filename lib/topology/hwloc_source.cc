@@ -1,0 +1,35 @@
+#include "lib/topology/hwloc_source.h"
+
+#include "lib/common/status_macros.h"
+#include "lib/topology/hwloc_reader.h"
+#include "lib/topology/topology_builder.h"
+
+#include "fmt/format.h"
+
+namespace topologyd::topology {
+
+std::string DescribeSource(const TopologySource& source) {
+  switch (source.kind) {
+    case TopologySource::Kind::kLive:
+      return "the live machine";
+    case TopologySource::Kind::kXml:
+      return fmt::format("hwloc XML file {}", source.path);
+    case TopologySource::Kind::kSynthetic:
+      return fmt::format("hwloc synthetic topology \"{}\"", source.description);
+  }
+  return "an unknown topology source";
+}
+
+absl::StatusOr<Topology> LoadTopology(const TopologySource& source) {
+  TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
+  absl::StatusOr<Topology> topology = BuildTopology(DescribeMachine(hwloc.get()));
+  if (!topology.ok()) {
+    // Say which source was inconsistent; the builder only knows the objects.
+    return absl::Status(
+        topology.status().code(),
+        fmt::format("{}: {}", DescribeSource(source), std::string(topology.status().message())));
+  }
+  return topology;
+}
+
+}  // namespace topologyd::topology
