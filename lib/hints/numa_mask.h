@@ -21,6 +21,11 @@ class NumaMask {
   constexpr NumaMask() = default;
   constexpr explicit NumaMask(uint64_t bits) : bits_(bits) {}
   // Ids outside [0, 64) are a precondition violation; callers validate input first.
+  // The first `n` positions, i.e. every node of an n-node machine (kubelet's default affinity).
+  // `n` is clamped to [0, 64].
+  static constexpr NumaMask FirstN(int n) {
+    return NumaMask(n >= kMaxNodes ? ~uint64_t{0} : n <= 0 ? 0 : (uint64_t{1} << n) - 1);
+  }
   static NumaMask Of(const std::vector<int>& ids) {
     uint64_t bits = 0;
     for (int id : ids) bits |= uint64_t{1} << id;
@@ -33,6 +38,8 @@ class NumaMask {
   constexpr bool Contains(int id) const { return id >= 0 && id < 64 && ((bits_ >> id) & 1U); }
   constexpr NumaMask And(NumaMask other) const { return NumaMask(bits_ & other.bits_); }
   constexpr NumaMask Or(NumaMask other) const { return NumaMask(bits_ | other.bits_); }
+  // True when every node of this mask is also in `other`.
+  constexpr bool IsSubsetOf(NumaMask other) const { return (bits_ & ~other.bits_) == 0; }
   std::vector<int> Ids() const {
     std::vector<int> ids;
     for (uint64_t b = bits_; b != 0; b &= b - 1) ids.push_back(std::countr_zero(b));

@@ -1,0 +1,72 @@
+// The Topology Manager merge: from every hint provider's answer to one merged hint and an
+// admit decision, equal to kubelet's (v1.26+ HintMerger; semantics of v1.24+) on every input.
+//
+// kubelet enumerates the cross product of all hint lists, which is (2^N - 1)^R permutations
+// for R resources on N NUMA nodes. Merge() computes the same answer without enumerating it:
+//   1. preferred candidates are exactly the masks that every list offers as a preferred hint
+//      (or a preferred "any node" hint), checked in one pass over the preferred masks;
+//   2. otherwise every reachable non-empty AND is a non-preferred candidate; the reachable
+//      set is built list by list over a compressed node universe (nodes that no hint tells
+//      apart are merged), with superset-sum transforms over the subset lattice when it is
+//      dense, and upward-closed lists are handled as intervals [low, high] without ever
+//      expanding them.
+// docs/merge.md has the proof sketch and the complexity bounds, including the inputs for
+// which no polynomial algorithm is known (the problem is NP-hard in general).
+//
+// Masks are over NUMA positions (numa_mask.h); callers translate OS ids at the edges.
+// Everything here is pure and thread-compatible.
+#pragma once
+
+#include <vector>
+
+#include "lib/hints/numa_mask.h"
+#include "lib/hints/policy.h"
+#include "lib/hints/topology_hint.h"
+
+#include "absl/status/status.h"
+
+namespace topologyd::hints {
+
+struct MergeInput {
+  // Number of NUMA nodes; positions 0..num_nodes-1 form kubelet's default affinity.
+  int num_nodes = 0;
+  // Position-indexed distance matrix (num_nodes x num_nodes), or empty when unknown. Used only
+  // by prefer-closest-numa-nodes under best-effort and restricted.
+  std::vector<std::vector<double>> distances;
+  Policy policy = Policy::kBestEffort;
+  PolicyOptions options;
+  // One entry per hint provider, in kubelet's registration order (the result does not depend
+  // on the order).
+  std::vector<ProviderHints> providers;
+};
+
+struct MergeResult {
+  TopologyHint hint;
+  bool admit = false;
+  friend bool operator==(const MergeResult&, const MergeResult&) = default;
+};
+
+// Checks what kubelet would check before merging: 0 <= num_nodes <= 64; `distances` empty or
+// square of size num_nodes; prefer-closest-numa-nodes under best-effort/restricted needs the
+// distances (kubelet fails to start without them). INVALID_ARGUMENT otherwise.
+// It does not apply the max-allowable-numa-nodes limit (see CheckNumaNodeLimit()).
+[[nodiscard]] absl::Status ValidateMergeInput(const MergeInput& input);
+
+// kubelet's Merge() for `input.policy`:
+//   none             -> {nil, false}, admit
+//   best-effort      -> merged hint, admit
+//   restricted       -> merged hint, admit iff preferred
+//   single-numa-node -> merged hint of the single-NUMA-filtered lists, the default mask
+//                       reported as nil, admit iff preferred.
+// Upward-closed lists behave exactly as their Expand()ed lists. Hint masks may have bits at or
+// above num_nodes: as in kubelet they count for the narrowest-size rule and are cut by the AND
+// with the default affinity. If prefer-closest applies but `distances` is empty, no distance
+// tie-break is made (ValidateMergeInput() rejects that input).
+MergeResult Merge(const MergeInput& input);
+
+// kubelet's CalculateAverageFor: the mean of distances[i][j] over all ordered pairs of the
+// mask's positions (diagonal included), summed in ascending (i, j) order as float64; 0 for
+// the empty mask. Entries missing from `distances` count as 0.
+double AverageDistance(NumaMask mask, const std::vector<std::vector<double>>& distances);
+
+}  // namespace topologyd::hints

@@ -1,0 +1,87 @@
+// topoctl merge --input HINTS.json: kubelet's Topology Manager merge, offline.
+// Reads a merge request (lib/hints/merge_json.h), prints the merged hint and the admit
+// decision: a table by default, {"affinity": [ids] | null, "preferred": bool, "admit": bool}
+// with --output json. Exit 1 when the request is refused (bad JSON, unknown policy, ids not
+// in numa_nodes, more than 64 nodes, ...), 2 on bad usage.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+#include "lib/hints/merge.h"
+#include "lib/hints/merge_json.h"
+#include "tools/topoctl/command.h"
+
+namespace topoctl {
+namespace {
+
+std::string IdList(const std::vector<int>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  return out;
+}
+
+int RunMerge(const GlobalOptions& globals, const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::cerr << "topoctl merge: cannot read " << path << "\n";
+      return kExitRefused;
+    }
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    text = buf.str();
+  }
+  absl::StatusOr<topologyd::hints::MergeRequest> req = topologyd::hints::ParseMergeRequest(text);
+  if (!req.ok()) {
+    std::cerr << "topoctl merge: " << path << ": " << req.status().message() << "\n";
+    return kExitRefused;
+  }
+  const topologyd::hints::MergeResult result = topologyd::hints::Merge(req->input);
+  const std::vector<int> ids = topologyd::hints::AffinityIds(result.hint, req->node_ids);
+  const std::string affinity = result.hint.affinity ? "[" + IdList(ids) + "]" : "null";
+  const char* preferred = result.hint.preferred ? "true" : "false";
+  const char* admit = result.admit ? "true" : "false";
+  switch (globals.format()) {
+    case OutputFormat::kJson:
+      std::cout << topologyd::hints::MergeResultToJson(result, req->node_ids) << "\n";
+      break;
+    case OutputFormat::kYaml:
+      std::cout << "affinity: " << affinity << "\npreferred: " << preferred << "\nadmit: " << admit
+                << "\n";
+      break;
+    case OutputFormat::kTable: {
+      const std::string shown = result.hint.affinity ? IdList(ids) : "any (nil)";
+      std::cout << "POLICY            AFFINITY          PREFERRED  ADMIT\n";
+      std::string policy(topologyd::hints::PolicyName(req->input.policy));
+      policy.resize(std::max<size_t>(policy.size() + 1, 18), ' ');
+      std::string shown_padded = shown;
+      shown_padded.resize(std::max<size_t>(shown.size() + 1, 18), ' ');
+      std::string pref = preferred;
+      pref.resize(11, ' ');
+      std::cout << policy << shown_padded << pref << admit << "\n";
+      break;
+    }
+  }
+  return kExitOk;
+}
+
+void Install(CLI::App& root, CommandContext& context) {
+  auto* cmd = root.add_subcommand(
+      "merge", "merge hint providers' answers as kubelet's Topology Manager would (offline)");
+  auto path = std::make_shared<std::string>();
+  cmd->add_option("--input", *path, "merge request JSON (ARCHITECTURE.md 3.1), or - for stdin")
+      ->required();
+  cmd->callback([&context, path] {
+    context.action = [&context, path] { return RunMerge(*context.globals, *path); };
+  });
+}
+
+}  // namespace
+}  // namespace topoctl
+
+TOPOCTL_REGISTER_COMMAND(topoctl::Install);

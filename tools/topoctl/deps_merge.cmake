@@ -1,0 +1,1 @@
+target_link_libraries(topoctl PRIVATE topologyd::hints)
