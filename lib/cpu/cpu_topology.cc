@@ -1,0 +1,128 @@
+#include "lib/cpu/cpu_topology.h"
+
+#include <set>
+#include <utility>
+
+namespace topologyd::cpu {
+
+CpuTopology::CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details,
+                         std::map<int, int> numa_positions)
+    : counters_(counters),
+      details_(std::move(details)),
+      numa_positions_(std::move(numa_positions)) {
+  for (const auto& [cpu, info] : details_) {
+    cpus_.Add(cpu);
+    numa_cpus_[info.numa_id].Add(cpu);
+    socket_cpus_[info.socket_id].Add(cpu);
+    core_cpus_[info.core_id].Add(cpu);
+    uncore_cpus_[info.uncore_id].Add(cpu);
+  }
+  if (numa_positions_.empty()) {
+    int position = 0;
+    for (const auto& [numa, cpus] : numa_cpus_) numa_positions_[numa] = position++;
+  }
+}
+
+int CpuTopology::CpusPerCore() const {
+  return counters_.num_cores == 0 ? 0 : counters_.num_cpus / counters_.num_cores;
+}
+int CpuTopology::CpusPerSocket() const {
+  return counters_.num_sockets == 0 ? 0 : counters_.num_cpus / counters_.num_sockets;
+}
+int CpuTopology::CpusPerUncore() const {
+  return counters_.num_uncore_caches == 0 ? 0 : counters_.num_cpus / counters_.num_uncore_caches;
+}
+
+const CpuInfo* CpuTopology::Find(int cpu) const {
+  auto it = details_.find(cpu);
+  return it == details_.end() ? nullptr : &it->second;
+}
+
+std::vector<int> CpuTopology::NumaIds() const {
+  std::vector<int> ids;
+  for (const auto& [numa, cpus] : numa_cpus_) ids.push_back(numa);
+  return ids;
+}
+
+CpuSet CpuTopology::CpusInNumaNodes(const std::vector<int>& ids) const {
+  CpuSet result;
+  for (int id : ids) {
+    auto it = numa_cpus_.find(id);
+    if (it != numa_cpus_.end()) result.AddAll(it->second);
+  }
+  return result;
+}
+
+CpuSet CpuTopology::CpusInSockets(const std::vector<int>& ids) const {
+  CpuSet result;
+  for (int id : ids) {
+    auto it = socket_cpus_.find(id);
+    if (it != socket_cpus_.end()) result.AddAll(it->second);
+  }
+  return result;
+}
+
+std::vector<int> CpuTopology::SocketsInNumaNodes(const std::vector<int>& ids) const {
+  std::set<int> sockets;
+  for (int cpu : CpusInNumaNodes(ids)) sockets.insert(details_.at(cpu).socket_id);
+  return {sockets.begin(), sockets.end()};
+}
+
+CpuSet CpuTopology::CpusOfCoresContaining(const CpuSet& cpus) const {
+  CpuSet result;
+  for (int cpu : cpus) {
+    const CpuInfo* info = Find(cpu);
+    if (info != nullptr) result.AddAll(core_cpus_.at(info->core_id));
+  }
+  return result;
+}
+
+int CpuTopology::NumaPosition(int numa_id) const {
+  auto it = numa_positions_.find(numa_id);
+  return it == numa_positions_.end() ? -1 : it->second;
+}
+
+int CpuTopology::NumaIdAtPosition(int position) const {
+  for (const auto& [id, pos] : numa_positions_) {
+    if (pos == position) return id;
+  }
+  return -1;
+}
+
+CpuTopology FromTopology(const topology::Topology& topology) {
+  std::map<int, int> positions;
+  for (size_t i = 0; i < topology.numa_nodes.size(); ++i) {
+    positions[topology.numa_nodes[i].id] = static_cast<int>(i);
+  }
+  std::map<int, CpuInfo> details;
+  // Cores are counted as (package, core id) pairs: kubelet's test maps reuse a CoreID in two
+  // packages and still count two cores (their NumCores says so).
+  std::set<std::pair<int, int>> cores;
+  std::set<int> numas;
+  std::set<int> uncores;
+  for (const topology::Cpu& cpu : topology.cpus) {
+    if (cpu.numa_id < 0) continue;  // cAdvisor only lists CPUs that belong to a NUMA node
+    CpuInfo info;
+    info.core_id = cpu.core_id;
+    info.socket_id = cpu.package_id;
+    info.numa_id = cpu.numa_id;
+    if (cpu.l3_id >= 0) {
+      info.uncore_id = cpu.l3_id;
+    } else {
+      info.uncore_id = topology.kubelet_test_map ? 0 : cpu.package_id;
+    }
+    details[cpu.id] = info;
+    cores.insert({cpu.package_id, cpu.core_id});
+    numas.insert(info.numa_id);
+    uncores.insert(info.uncore_id);
+  }
+  CpuCounters counters;
+  counters.num_cpus = static_cast<int>(topology.cpus.size());
+  counters.num_cores = static_cast<int>(cores.size());
+  counters.num_sockets = static_cast<int>(topology.packages.size());
+  counters.num_numa_nodes = static_cast<int>(numas.size());
+  counters.num_uncore_caches = static_cast<int>(uncores.size());
+  return CpuTopology(counters, std::move(details), std::move(positions));
+}
+
+}  // namespace topologyd::cpu

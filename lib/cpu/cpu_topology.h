@@ -1,0 +1,121 @@
+// CpuTopology: the CPU manager's view of a machine, in kubelet's terms.
+//
+// kubelet's static CPU policy does not read the machine model directly: it works on a
+// `CPUTopology` of five counters (NumCPUs, NumCores, NumSockets, NumNUMANodes,
+// NumUncoreCache) plus a map CPU id -> {CoreID, SocketID, NUMANodeID, UncoreCacheID}. Its
+// allocator derives CPUsPerCore/Socket/Uncore from the counters by integer division (not from
+// the map), chooses between "NUMA-first" and "sockets-first" from the counters, and groups
+// CPUs into cores by CoreID alone. Reproducing its choices bit for bit means reproducing this
+// view, including its oddities on hybrid or asymmetric machines; this type is that view.
+//
+// FromTopology() builds it from the topologyd machine model with kubelet's discovery rules
+// (docs/cpu-policy.md, "The kubelet view of the machine"). Tests may build one directly from
+// counters and a map, exactly like kubelet's Go test literals.
+//
+// NUMA positions: hint masks (lib/hints/numa_mask.h) are over positions in the machine's
+// NUMA node list (ascending OS id, CPU-less nodes included). A CpuTopology remembers the
+// position of every NUMA id it knows so that hints and affinities translate exactly.
+//
+// Immutable after construction; const access from many threads is fine.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "lib/cpuset/cpuset.h"
+#include "lib/topology/topology.h"
+
+namespace topologyd::cpu {
+
+// One logical CPU as kubelet's CPUDetails records it.
+struct CpuInfo {
+  int core_id = 0;
+  int socket_id = 0;
+  int numa_id = 0;
+  int uncore_id = 0;
+  friend bool operator==(const CpuInfo&, const CpuInfo&) = default;
+};
+
+// kubelet's five counters. They are what the allocator divides by; they may disagree with
+// the map (kubelet's own test topologies do, e.g. NumNUMANodes left at 0).
+struct CpuCounters {
+  int num_cpus = 0;
+  int num_cores = 0;
+  int num_sockets = 0;
+  int num_numa_nodes = 0;
+  int num_uncore_caches = 0;
+  friend bool operator==(const CpuCounters&, const CpuCounters&) = default;
+};
+
+class CpuTopology {
+ public:
+  CpuTopology() = default;
+  // `numa_positions` maps NUMA id -> position for hint masks; when empty, the NUMA ids of
+  // the map in ascending order get positions 0, 1, ...
+  CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details,
+              std::map<int, int> numa_positions = {});
+
+  const CpuCounters& counters() const { return counters_; }
+  int num_cpus() const { return counters_.num_cpus; }
+  int num_cores() const { return counters_.num_cores; }
+  int num_sockets() const { return counters_.num_sockets; }
+  int num_numa_nodes() const { return counters_.num_numa_nodes; }
+  int num_uncore_caches() const { return counters_.num_uncore_caches; }
+
+  // Integer divisions of the counters, 0 when the divisor is 0 (kubelet's CPUsPerCore etc.).
+  int CpusPerCore() const;
+  int CpusPerSocket() const;
+  int CpusPerUncore() const;
+
+  const std::map<int, CpuInfo>& details() const { return details_; }
+  // nullptr when `cpu` is not in the map.
+  const CpuInfo* Find(int cpu) const;
+
+  // Every CPU in the map.
+  const CpuSet& Cpus() const { return cpus_; }
+  // Group id -> all CPUs of the map in that group (kubelet's CPUsInNUMANodes(id) etc.).
+  // Cores are keyed by CoreID alone, as in kubelet.
+  const std::map<int, CpuSet>& NumaNodes() const { return numa_cpus_; }
+  const std::map<int, CpuSet>& Sockets() const { return socket_cpus_; }
+  const std::map<int, CpuSet>& Cores() const { return core_cpus_; }
+  const std::map<int, CpuSet>& UncoreCaches() const { return uncore_cpus_; }
+
+  // Ascending ids of the NUMA nodes present in the map.
+  std::vector<int> NumaIds() const;
+  CpuSet CpusInNumaNodes(const std::vector<int>& ids) const;
+  CpuSet CpusInSockets(const std::vector<int>& ids) const;
+  // Sockets that hold a CPU of one of the NUMA nodes `ids` (kubelet's SocketsInNUMANodes).
+  std::vector<int> SocketsInNumaNodes(const std::vector<int>& ids) const;
+  // CPUs of every core (by CoreID) holding a CPU of `cpus` (kubelet's reservedPhysicalCPUs).
+  CpuSet CpusOfCoresContaining(const CpuSet& cpus) const;
+
+  // NUMA id <-> hint-mask position. -1 when unknown.
+  int NumaPosition(int numa_id) const;
+  int NumaIdAtPosition(int position) const;
+  const std::map<int, int>& numa_positions() const { return numa_positions_; }
+
+ private:
+  CpuCounters counters_;
+  std::map<int, CpuInfo> details_;
+  std::map<int, int> numa_positions_;
+  CpuSet cpus_;
+  std::map<int, CpuSet> numa_cpus_;
+  std::map<int, CpuSet> socket_cpus_;
+  std::map<int, CpuSet> core_cpus_;
+  std::map<int, CpuSet> uncore_cpus_;
+};
+
+// kubelet's topology.Discover over the topologyd machine model:
+//   - only CPUs inside a NUMA node are in the map (cAdvisor lists CPUs per node); NumCPUs
+//     still counts every logical CPU of the machine;
+//   - CoreID = Core::id (the lowest CPU id of the core; the Core os_index on kubelet's test
+//     maps), SocketID = package, NUMANodeID = the owning NUMA node;
+//   - UncoreCacheID = the L3 id, or the socket id when the CPU has no L3 information
+//     (kubelet's test maps without L3 objects: 0, their Go zero value);
+//   - NumCores = number of cores with a CPU in the map, NumSockets = number of packages,
+//     NumNUMANodes / NumUncoreCache = distinct ids in the map.
+// Counters a Go test literal sets differently (README of the kubelet test topologies,
+// caveats 1 and 2) cannot be recovered from a machine; tests override them explicitly.
+CpuTopology FromTopology(const topology::Topology& topology);
+
+}  // namespace topologyd::cpu

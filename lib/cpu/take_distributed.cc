@@ -1,0 +1,229 @@
+#include "lib/cpu/take_distributed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lib/cpu/take_packed.h"
+
+#include "fmt/format.h"
+
+namespace topologyd::cpu {
+namespace {
+
+// kubelet enumerates NUMA combinations with a recursive helper that extends its prefix with
+// Go's append(). append() writes into the prefix's spare capacity when there is some, so a
+// combination remembered as "best" can later be overwritten in place by a sibling
+// combination sharing the same backing array (this happens from 4 elements on). Reproducing
+// kubelet's choice bit for bit means reproducing that, so combinations are modelled as Go
+// slices: a shared buffer, a length and Go's capacity growth.
+struct GoSlice {
+  std::shared_ptr<std::vector<int>> buffer;  // size() is the capacity
+  size_t length = 0;
+
+  std::vector<int> Values() const {
+    if (!buffer) return {};
+    return std::vector<int>(buffer->begin(), buffer->begin() + static_cast<long>(length));
+  }
+};
+
+GoSlice Append(const GoSlice& slice, int value) {
+  const size_t capacity = slice.buffer ? slice.buffer->size() : 0;
+  if (slice.length < capacity) {
+    (*slice.buffer)[slice.length] = value;
+    return GoSlice{slice.buffer, slice.length + 1};
+  }
+  // Go's growth for small slices: double, or exactly the new length when that is larger.
+  // (Int slices of these sizes land on allocator size classes, so no rounding applies.)
+  size_t new_capacity = capacity * 2;
+  if (slice.length + 1 > new_capacity) new_capacity = slice.length + 1;
+  if (capacity >= 256) new_capacity = capacity + (capacity + 3 * 256) / 4;
+  auto buffer = std::make_shared<std::vector<int>>(new_capacity, 0);
+  for (size_t i = 0; i < slice.length; ++i) (*buffer)[i] = (*slice.buffer)[i];
+  (*buffer)[slice.length] = value;
+  return GoSlice{buffer, slice.length + 1};
+}
+
+// Calls `visit` on every k-subset of `items` in lexicographic order of positions; stops when
+// `visit` returns false.
+bool IterateCombinationsHelper(const std::vector<int>& items, size_t k, size_t start,
+                               const GoSlice& accum,
+                               const std::function<bool(const GoSlice&)>& visit) {
+  if (k == 0) return visit(accum);
+  for (size_t i = start; i + k <= items.size(); ++i) {
+    if (!IterateCombinationsHelper(items, k - 1, i + 1, Append(accum, items[i]), visit)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void IterateCombinations(const std::vector<int>& items, int k,
+                         const std::function<bool(const GoSlice&)>& visit) {
+  if (k < 1) return;
+  IterateCombinationsHelper(items, static_cast<size_t>(k), 0, GoSlice{}, visit);
+}
+
+double Round3(double value) { return std::round(value * 1000) / 1000; }
+
+// Population standard deviation with kubelet's rounding: the mean is rounded to 3 decimals
+// before use, and so is the result.
+double StandardDeviation(const std::map<int, int>& values) {
+  double sum = 0;
+  for (const auto& [key, value] : values) sum += value;
+  const double mean = Round3(sum / static_cast<double>(values.size()));
+  double squares = 0;
+  for (const auto& [key, value] : values) {
+    squares += (value - mean) * (value - mean);
+  }
+  return Round3(std::sqrt(squares / static_cast<double>(values.size())));
+}
+
+// Hands out `remainder` CPUs round robin over `subset` in groups of `group`, in place.
+// Returns false where kubelet's loop would never end (a round with no progress).
+bool DistributeRemainder(std::map<int, int>& after, const std::vector<int>& subset, int remainder,
+                         int group) {
+  while (remainder > 0) {
+    bool progress = false;
+    for (int numa : subset) {
+      if (remainder == 0) break;
+      if (after[numa] < group) continue;
+      after[numa] -= group;
+      remainder -= group;
+      progress = true;
+    }
+    if (!progress) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<CpuSet> TakeByTopologyNumaDistributed(const CpuTopology& topology,
+                                                     const CpuSet& available, int num_cpus,
+                                                     int cpu_group_size,
+                                                     CpuSortingStrategy strategy) {
+  const int group = cpu_group_size < 1 ? 1 : cpu_group_size;
+  if (num_cpus % group != 0) {
+    return TakeByTopologyNumaPacked(topology, available, num_cpus, strategy, false);
+  }
+  CpuAccumulator acc(topology, available, num_cpus, strategy);
+  if (acc.IsSatisfied()) return acc.result();
+  if (acc.IsFailed()) return NotEnoughCpusError(num_cpus, available.Size());
+
+  const std::vector<int> numas = acc.SortedNumaNodes();
+  std::map<int, int> free_count;
+  for (int numa : numas) free_count[numa] = acc.FreeCpusInNuma(numa).Size();
+
+  // How many NUMA nodes the request needs at least (if every node had its share of groups)
+  // and at most (one group per node).
+  const int total_cpus = topology.Cpus().Size();
+  const int total_numas = static_cast<int>(topology.NumaNodes().size());
+  const int groups_total = (total_cpus - 1) / group + 1;
+  const int groups_per_numa = (groups_total - 1) / total_numas + 1;
+  const int groups_needed = (acc.need() - 1) / group + 1;
+  const int min_k = (groups_needed - 1) / groups_per_numa + 1;
+  const int max_k = std::min(groups_needed, static_cast<int>(free_count.size()));
+
+  for (int k = min_k; k <= max_k; ++k) {
+    double best = std::numeric_limits<double>::max();
+    std::optional<GoSlice> best_combo;
+    GoSlice best_remainder;
+    IterateCombinations(numas, k, [&](const GoSlice& combo_slice) {
+      if (best == 0) return false;
+      const std::vector<int> combo = combo_slice.Values();
+      int combo_groups = 0;
+      for (int numa : combo) combo_groups += free_count[numa] / group;
+      // kubelet counts the free CPUs of the union of the combination's nodes.
+      std::vector<int> unique_combo(combo);
+      std::sort(unique_combo.begin(), unique_combo.end());
+      unique_combo.erase(std::unique(unique_combo.begin(), unique_combo.end()), unique_combo.end());
+      if (acc.free_cpus().Intersection(topology.CpusInNumaNodes(unique_combo)).Size() < num_cpus) {
+        return true;
+      }
+      if (combo_groups * group < num_cpus) return true;
+      const int distribution = (num_cpus / static_cast<int>(combo.size()) / group) * group;
+      for (int numa : combo) {
+        if (free_count[numa] < distribution) return true;
+      }
+      std::map<int, int> after = free_count;
+      for (int numa : combo) after[numa] -= distribution;
+      const int remainder = num_cpus - distribution * static_cast<int>(combo.size());
+      std::vector<int> remainder_combo;
+      for (int numa : combo) {
+        if (after[numa] >= group) remainder_combo.push_back(numa);
+      }
+      double local_best = std::numeric_limits<double>::max();
+      GoSlice local_remainder;
+      if (remainder == 0) local_best = StandardDeviation(after);
+      for (int r = static_cast<int>(remainder_combo.size()); remainder > 0 && r >= 1; --r) {
+        IterateCombinations(remainder_combo, r, [&](const GoSlice& subset_slice) {
+          const std::vector<int> subset = subset_slice.Values();
+          std::map<int, int> trial = after;
+          int subset_free = 0;
+          for (int numa : subset) subset_free += trial[numa];
+          if (subset_free < remainder) return true;
+          if (!DistributeRemainder(trial, subset, remainder, group)) return true;
+          const double balance = StandardDeviation(trial);
+          if (balance < local_best) {
+            local_best = balance;
+            local_remainder = subset_slice;
+          }
+          return true;
+        });
+      }
+      if (local_best < best) {
+        best = local_best;
+        best_remainder = local_remainder;
+        best_combo = combo_slice;
+      }
+      return true;
+    });
+    if (!best_combo.has_value()) continue;
+
+    const std::vector<int> combo = best_combo->Values();
+    const std::vector<int> remainder_numas = best_remainder.Values();
+    const int distribution = (num_cpus / static_cast<int>(combo.size()) / group) * group;
+    for (int numa : combo) {
+      // kubelet ignores errors of these inner calls (an error yields the empty set).
+      absl::StatusOr<CpuSet> cpus = TakeByTopologyNumaPacked(topology, acc.FreeCpusInNuma(numa),
+                                                             distribution, strategy, false);
+      acc.Take(cpus.ok() ? *cpus : CpuSet());
+    }
+    int remainder = num_cpus - distribution * static_cast<int>(combo.size());
+    while (remainder > 0) {
+      bool progress = false;
+      for (int numa : remainder_numas) {
+        if (remainder == 0) break;
+        CpuSet free_in_numa = acc.FreeCpusInNuma(numa);
+        if (free_in_numa.Size() < group) continue;
+        absl::StatusOr<CpuSet> cpus =
+            TakeByTopologyNumaPacked(topology, free_in_numa, group, strategy, false);
+        acc.Take(cpus.ok() ? *cpus : CpuSet());
+        remainder -= group;
+        progress = true;
+      }
+      if (!progress) {
+        // kubelet would loop forever here; take the packed choice instead.
+        return TakeByTopologyNumaPacked(topology, available, num_cpus, strategy, false);
+      }
+    }
+    if (acc.need() > 0) {
+      return absl::InternalError(
+          fmt::format("accounting error, not enough CPUs allocated, remaining: {}", acc.need()));
+    }
+    if (acc.need() < 0) {
+      return absl::InternalError(
+          fmt::format("accounting error, too many CPUs allocated, remaining: {}", acc.need()));
+    }
+    return acc.result();
+  }
+  return TakeByTopologyNumaPacked(topology, available, num_cpus, strategy, false);
+}
+
+}  // namespace topologyd::cpu

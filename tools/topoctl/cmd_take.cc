@@ -1,0 +1,157 @@
+// topoctl take: which CPUs kubelet's static CPU policy would give one Guaranteed container,
+// offline (ARCHITECTURE.md 3.1). The machine comes from an hwloc XML file; the shared pool,
+// reserved CPUs, options and the topology manager's NUMA affinity are given on the command
+// line; the answer is computed by the same library code the daemon uses.
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/cpu/cpu_topology.h"
+#include "lib/cpu/policy_options.h"
+#include "lib/cpu/static_policy.h"
+#include "lib/cpuset/cpuset.h"
+#include "lib/hints/numa_mask.h"
+#include "lib/topology/hwloc_source.h"
+#include "tools/topoctl/command.h"
+
+#include "CLI/CLI.hpp"
+#include "nlohmann/json.hpp"
+
+namespace topoctl {
+namespace {
+
+struct TakeFlags {
+  std::string topology;
+  std::string available;
+  int count = 0;
+  std::string reserved;
+  std::vector<std::string> options;
+  std::optional<int> cpu_group_size;
+  std::optional<std::string> affinity;
+};
+
+int Fail(int code, const std::string& message) {
+  std::cerr << "topoctl take: " << message << "\n";
+  return code;
+}
+
+std::optional<topologyd::CpuSet> ParseList(const std::string& flag, const std::string& text) {
+  absl::StatusOr<topologyd::CpuSet> set = topologyd::CpuSet::Parse(text);
+  if (!set.ok()) {
+    std::cerr << "topoctl take: bad " << flag << " \"" << text
+              << "\": " << std::string(set.status().message()) << "\n";
+    return std::nullopt;
+  }
+  return *set;
+}
+
+int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
+  using namespace topologyd;
+  if (flags.count < 0) return Fail(kExitUsage, "--count must not be negative");
+  std::map<std::string, std::string> raw_options;
+  for (const std::string& option : flags.options) {
+    const size_t eq = option.find('=');
+    if (eq == std::string::npos) {
+      raw_options[option] = "true";
+    } else {
+      raw_options[option.substr(0, eq)] = option.substr(eq + 1);
+    }
+  }
+  std::optional<CpuSet> available = ParseList("--available", flags.available);
+  std::optional<CpuSet> reserved = ParseList("--reserved", flags.reserved);
+  if (!available || !reserved) return kExitUsage;
+  std::optional<CpuSet> affinity_ids;
+  if (flags.affinity.has_value()) {
+    affinity_ids = ParseList("--affinity", *flags.affinity);
+    if (!affinity_ids) return kExitUsage;
+  }
+
+  // Options as kubelet parses them; topoctl answers what-if questions, so the alpha and beta
+  // option gates count as enabled.
+  absl::StatusOr<cpu::StaticPolicyOptions> options = cpu::ParseStaticPolicyOptions(
+      raw_options, cpu::PolicyOptionGates{.alpha_options = true, .beta_options = true});
+  if (flags.cpu_group_size.has_value()) {
+    if (!options.ok() || !options->distribute_cpus_across_numa) {
+      return Fail(kExitUsage, "--cpu-group-size needs --option distribute-cpus-across-numa");
+    }
+    if (*flags.cpu_group_size < 1) return Fail(kExitUsage, "--cpu-group-size must be at least 1");
+  }
+  if (!options.ok()) return Fail(kExitRefused, std::string(options.status().message()));
+
+  topology::TopologySource source;
+  source.kind = topology::TopologySource::Kind::kXml;
+  source.path = flags.topology;
+  absl::StatusOr<topology::Topology> machine = topology::LoadTopology(source);
+  if (!machine.ok()) return Fail(kExitRefused, std::string(machine.status().message()));
+  cpu::CpuTopology cpus = cpu::FromTopology(*machine);
+
+  std::optional<hints::NumaMask> affinity;
+  if (affinity_ids.has_value()) {
+    uint64_t bits = 0;
+    for (int id : *affinity_ids) {
+      const int position = cpus.NumaPosition(id);
+      if (position < 0 || position >= hints::NumaMask::kMaxNodes) {
+        return Fail(kExitUsage, "--affinity names NUMA node " + std::to_string(id) +
+                                    ", which the topology does not have");
+      }
+      bits |= uint64_t{1} << position;
+    }
+    affinity = hints::NumaMask(bits);
+  }
+
+  absl::Status machine_ok =
+      cpu::ValidateStaticPolicyOptionsForMachine(*options, cpus, "best-effort");
+  if (!machine_ok.ok()) return Fail(kExitRefused, std::string(machine_ok.message()));
+  absl::StatusOr<cpu::StaticPolicy> policy = cpu::StaticPolicy::Create(cpus, *options, *reserved);
+  if (!policy.ok()) return Fail(kExitRefused, std::string(policy.status().message()));
+  if (flags.cpu_group_size.has_value()) {
+    cpu::TakeOptions take = policy->take_options();
+    take.cpu_group_size = *flags.cpu_group_size;
+    *policy = policy->WithTakeOptions(take);
+  }
+
+  cpu::CpuState state;
+  state.default_cpu_set = *available;
+  cpu::ContainerRequest request;
+  request.pod_uid = "topoctl-take";
+  request.name = "container";
+  request.exclusive_cpus = flags.count;
+  absl::StatusOr<cpu::Allocation> allocation = policy->Allocate(state, request, affinity);
+  if (!allocation.ok()) {
+    return Fail(kExitRefused, cpu::RejectionReason(allocation.status()) + ": " +
+                                  std::string(allocation.status().message()));
+  }
+  const std::string list = allocation->cpus.ToString();
+  if (globals.format() == OutputFormat::kJson) {
+    std::cout << nlohmann::json{{"cpus", list}}.dump() << "\n";
+  } else {
+    std::cout << list << "\n";
+  }
+  return kExitOk;
+}
+
+void InstallTake(CLI::App& root, CommandContext& context) {
+  auto flags = std::make_shared<TakeFlags>();
+  CLI::App* take = root.add_subcommand(
+      "take", "kubelet's static-policy CPU choice for one Guaranteed container (offline)");
+  take->add_option("--topology", flags->topology, "hwloc XML file of the machine")->required();
+  take->add_option("--available", flags->available, "shared pool (cpu list)")->required();
+  take->add_option("--count", flags->count, "exclusive CPUs requested")->required();
+  take->add_option("--reserved", flags->reserved, "reserved CPUs (cpu list)");
+  take->add_option("--option", flags->options,
+                   "static policy option NAME[=VALUE], kubelet's names; repeatable");
+  take->add_option("--cpu-group-size", flags->cpu_group_size,
+                   "group size of distribute-cpus-across-numa");
+  take->add_option("--affinity", flags->affinity,
+                   "topology manager NUMA affinity (NUMA OS ids, list syntax)");
+  take->callback([flags, &context] {
+    context.action = [flags, &context] { return RunTake(*flags, *context.globals); };
+  });
+}
+
+TOPOCTL_REGISTER_COMMAND(InstallTake);
+
+}  // namespace
+}  // namespace topoctl
