@@ -1,0 +1,81 @@
+// The Memory Manager static policy as pure functions over MemoryState (spec
+// kubelet-memory-device-checkpoint.md §a.1, §a.4, §a.5): topology hints for `memory` and
+// `hugepages-<size>`, allocation inside the topology manager's affinity, release, and the NUMA
+// nodes that become a container's cpuset.mems.
+//
+// Only Guaranteed pods take part: for other pods the hint functions return std::nullopt (no
+// map) and Allocate returns the state unchanged.
+//
+// Hints are in the explicit form of hints::ResourceHints: kubelet's memory lists are not upward
+// closed (the group rules reject some wider masks and accept others), so the list is what
+// kubelet returns, in kubelet's order (mask size, then lexicographic), with every requested
+// type getting the same list. When no mask fits, kubelet returns an empty map (no entry at all),
+// which the topology manager reads as "no preference"; so do we — Allocate then fails.
+//
+// Bounded enumeration: kubelet walks all 2^N - 1 masks of the N NUMA nodes. We do the same when
+// N <= kMaxExactNumaNodes (16), so results are kubelet's exactly. Above that we enumerate only
+// nodes that have allocatable bytes of a requested type (a node without any adds nothing but
+// width; kubelet would list such wider masks, never as preferred); if those are still more than
+// 16, we walk masks by increasing size and stop after kMaxMaskBudget masks, so the widest
+// masks of huge machines are missing from the list. kubelet refuses to run its topology manager
+// on more than 8 NUMA nodes unless max-allowable-numa-nodes is raised, and is impractically slow
+// far below 64, so there is no kubelet answer to be identical to there.
+//
+// Masks are over NUMA positions (index in MemoryState::machine_state, ascending OS id).
+// Allocation failures are FAILED_PRECONDITION with kubelet's message (e.g. "[memorymanager]
+// failed to find NUMA nodes to extend the current topology hint"); a request that is not an
+// integer number of bytes is INVALID_ARGUMENT "[memorymanager] failed to represent quantity as
+// int64". On failure the input state is untouched.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/hints/topology_hint.h"
+#include "lib/memory/memory_state.h"
+#include "lib/pod/pod.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::memory {
+
+inline constexpr int kMaxExactNumaNodes = 16;
+inline constexpr int64_t kMaxMaskBudget = int64_t{1} << 16;
+
+// Bytes per memory type ("memory", "hugepages-*") of a container's requests; other resources
+// are ignored.
+absl::StatusOr<std::map<std::string, uint64_t>> ContainerMemoryRequest(const pod::Container& c);
+// kubelet's getPodRequestedResources: per type, max(largest init request stacked on the
+// sidecars before it, sum of app containers + sidecars); only types some app container requests.
+absl::StatusOr<std::map<std::string, uint64_t>> PodMemoryRequest(const pod::Pod& pod);
+
+// Container scope (GetTopologyHints). NOT_FOUND when the container is not in the pod.
+absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const MemoryState& state,
+                                                               const pod::Pod& pod,
+                                                               std::string_view container_name);
+// Pod scope (GetPodTopologyHints).
+absl::StatusOr<hints::ProviderHints> GetPodTopologyHints(const MemoryState& state,
+                                                         const pod::Pod& pod);
+
+// Allocate(pod, container) under the topology manager's `affinity` for the container
+// (affinity.affinity == nullopt: kubelet's "none" policy; the best own hint is used).
+absl::StatusOr<MemoryState> Allocate(const MemoryState& state, const pod::Pod& pod,
+                                     std::string_view container_name,
+                                     const hints::TopologyHint& affinity);
+
+// RemoveContainer: returns the container's bytes and group memberships (no-op when unknown).
+MemoryState RemoveContainer(MemoryState state, std::string_view pod_uid,
+                            std::string_view container_name);
+// Every container of the pod.
+MemoryState RemovePod(MemoryState state, std::string_view pod_uid);
+
+// The NUMA OS ids of the container's blocks (cpuset.mems); empty when it has none.
+std::vector<int> ContainerMemoryNumaNodes(const MemoryState& state, std::string_view pod_uid,
+                                          std::string_view container_name);
+
+}  // namespace topologyd::memory

@@ -1,0 +1,229 @@
+#include "lib/pod/pod_manifest.h"
+
+#include <set>
+#include <string>
+
+#include "lib/common/status_macros.h"
+
+#include "fmt/format.h"
+#include "yaml-cpp/yaml.h"
+
+namespace topologyd::pod {
+namespace {
+
+absl::Status FieldError(std::string_view path, std::string_view message) {
+  return absl::InvalidArgumentError(fmt::format("{}: {}", path, message));
+}
+
+std::string_view KindName(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Undefined:
+      return "nothing";
+  }
+  return "nothing";
+}
+
+// A present, non-null child of a map, or an undefined node.
+YAML::Node Child(const YAML::Node& map, std::string_view key) {
+  if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  for (const auto& kv : map) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      if (kv.second.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
+      return kv.second;
+    }
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+absl::StatusOr<std::string> ScalarString(const YAML::Node& node, std::string_view path) {
+  if (!node.IsScalar())
+    return FieldError(path, fmt::format("expected a string, got {}", KindName(node)));
+  return node.Scalar();
+}
+
+absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, const std::string& path) {
+  ResourceList list;
+  if (!node.IsDefined()) return list;
+  if (!node.IsMap()) return FieldError(path, fmt::format("expected a map, got {}", KindName(node)));
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) return FieldError(path, "resource names must be strings");
+    const std::string name = kv.first.Scalar();
+    const std::string field = fmt::format("{}.{}", path, name);
+    if (name.empty()) return FieldError(path, "empty resource name");
+    if (!kv.second.IsScalar()) {
+      return FieldError(field, fmt::format("expected a quantity, got {}", KindName(kv.second)));
+    }
+    auto q = Quantity::Parse(kv.second.Scalar());
+    if (!q.ok()) return FieldError(field, std::string(q.status().message()));
+    if (q->IsNegative()) return FieldError(field, "must be greater than or equal to 0");
+    if (!list.emplace(name, *q).second) return FieldError(field, "duplicate resource");
+  }
+  return list;
+}
+
+absl::Status ValidateResources(const Container& c, const std::string& path) {
+  for (const auto& [name, request] : c.requests) {
+    auto limit = c.limits.find(name);
+    const std::string field = fmt::format("{}.resources.requests.{}", path, name);
+    const bool must_equal = IsHugePageResourceName(name) || IsExtendedResourceName(name);
+    if (limit == c.limits.end()) {
+      if (must_equal) {
+        return FieldError(field, "a limit equal to the request is required for this resource");
+      }
+      continue;
+    }
+    if (must_equal && limit->second != request) {
+      return FieldError(
+          field, fmt::format("must be equal to {} limit of {}", name, limit->second.ToString()));
+    }
+    if (limit->second < request) {
+      return FieldError(field, fmt::format("must be less than or equal to {} limit of {}", name,
+                                           limit->second.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::string& path,
+                                         bool init) {
+  if (!node.IsMap()) return FieldError(path, fmt::format("expected a map, got {}", KindName(node)));
+  Container c;
+  YAML::Node name = Child(node, "name");
+  if (!name.IsDefined()) return FieldError(path + ".name", "required");
+  TOPOLOGYD_ASSIGN_OR_RETURN(c.name, ScalarString(name, path + ".name"));
+  if (c.name.empty()) return FieldError(path + ".name", "required");
+
+  YAML::Node restart = Child(node, "restartPolicy");
+  if (restart.IsDefined()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(std::string policy, ScalarString(restart, path + ".restartPolicy"));
+    if (policy != "Always" && policy != "Never" && policy != "OnFailure") {
+      return FieldError(
+          path + ".restartPolicy",
+          fmt::format("unsupported value \"{}\": expected Always, Never or OnFailure", policy));
+    }
+    c.restart_always = init && policy == "Always";
+  }
+
+  YAML::Node resources = Child(node, "resources");
+  if (resources.IsDefined()) {
+    if (!resources.IsMap()) {
+      return FieldError(path + ".resources",
+                        fmt::format("expected a map, got {}", KindName(resources)));
+    }
+    TOPOLOGYD_ASSIGN_OR_RETURN(
+        c.requests, ParseResourceList(Child(resources, "requests"), path + ".resources.requests"));
+    TOPOLOGYD_ASSIGN_OR_RETURN(
+        c.limits, ParseResourceList(Child(resources, "limits"), path + ".resources.limits"));
+  }
+  for (const auto& [resource, limit] : c.limits) c.requests.try_emplace(resource, limit);
+  TOPOLOGYD_RETURN_IF_ERROR(ValidateResources(c, path));
+  return c;
+}
+
+absl::StatusOr<std::vector<Container>> ParseContainers(const YAML::Node& spec, std::string_view key,
+                                                       bool init) {
+  std::vector<Container> out;
+  const std::string path = fmt::format("spec.{}", key);
+  YAML::Node list = Child(spec, key);
+  if (!list.IsDefined()) return out;
+  if (!list.IsSequence())
+    return FieldError(path, fmt::format("expected a list, got {}", KindName(list)));
+  for (size_t i = 0; i < list.size(); ++i) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(Container c,
+                               ParseContainer(list[i], fmt::format("{}[{}]", path, i), init));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        fmt::format("a Pod manifest must be a map, got {}", KindName(root)));
+  }
+  YAML::Node kind = Child(root, "kind");
+  if (kind.IsDefined()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(std::string k, ScalarString(kind, "kind"));
+    if (k != "Pod") return FieldError("kind", fmt::format("expected Pod, got \"{}\"", k));
+  }
+  Pod pod;
+  YAML::Node metadata = Child(root, "metadata");
+  if (!metadata.IsDefined()) return FieldError("metadata", "required");
+  if (!metadata.IsMap()) {
+    return FieldError("metadata", fmt::format("expected a map, got {}", KindName(metadata)));
+  }
+  YAML::Node name = Child(metadata, "name");
+  if (!name.IsDefined()) return FieldError("metadata.name", "required");
+  TOPOLOGYD_ASSIGN_OR_RETURN(pod.name, ScalarString(name, "metadata.name"));
+  if (pod.name.empty()) return FieldError("metadata.name", "required");
+  pod.namespace_name = "default";
+  if (YAML::Node ns = Child(metadata, "namespace"); ns.IsDefined()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(pod.namespace_name, ScalarString(ns, "metadata.namespace"));
+  }
+  if (YAML::Node uid = Child(metadata, "uid"); uid.IsDefined()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(pod.uid, ScalarString(uid, "metadata.uid"));
+  }
+  if (YAML::Node ann = Child(metadata, "annotations"); ann.IsDefined()) {
+    if (!ann.IsMap()) {
+      return FieldError("metadata.annotations",
+                        fmt::format("expected a map, got {}", KindName(ann)));
+    }
+    for (const auto& kv : ann) {
+      if (!kv.first.IsScalar()) return FieldError("metadata.annotations", "keys must be strings");
+      const std::string key = kv.first.Scalar();
+      TOPOLOGYD_ASSIGN_OR_RETURN(
+          std::string value, ScalarString(kv.second, fmt::format("metadata.annotations.{}", key)));
+      pod.annotations[key] = std::move(value);
+    }
+  }
+
+  YAML::Node spec = Child(root, "spec");
+  if (!spec.IsDefined()) return FieldError("spec", "required");
+  if (!spec.IsMap())
+    return FieldError("spec", fmt::format("expected a map, got {}", KindName(spec)));
+  if (Child(spec, "resources").IsDefined()) {
+    return FieldError("spec.resources", "pod-level resources are not supported");
+  }
+  TOPOLOGYD_ASSIGN_OR_RETURN(pod.init_containers, ParseContainers(spec, "initContainers", true));
+  TOPOLOGYD_ASSIGN_OR_RETURN(pod.containers, ParseContainers(spec, "containers", false));
+  if (pod.containers.empty())
+    return FieldError("spec.containers", "at least one container is required");
+
+  std::set<std::string> names;
+  auto check_unique = [&](const std::vector<Container>& list,
+                          std::string_view key) -> absl::Status {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!names.insert(list[i].name).second) {
+        return FieldError(fmt::format("spec.{}[{}].name", key, i),
+                          fmt::format("duplicate container name \"{}\"", list[i].name));
+      }
+    }
+    return absl::OkStatus();
+  };
+  TOPOLOGYD_RETURN_IF_ERROR(check_unique(pod.init_containers, "initContainers"));
+  TOPOLOGYD_RETURN_IF_ERROR(check_unique(pod.containers, "containers"));
+  return pod;
+}
+
+}  // namespace
+
+absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
+  // yaml-cpp reports problems by exception; none may escape lib/.
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    return ParseDocument(root);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("line {}, column {}: {}", e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+}  // namespace topologyd::pod

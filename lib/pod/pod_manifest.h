@@ -1,0 +1,32 @@
+// ParsePodManifest(): a Kubernetes Pod manifest (YAML or JSON text) -> pod::Pod.
+//
+// Reads metadata.{uid,name,namespace,annotations} and, for spec.initContainers and
+// spec.containers, name, restartPolicy and resources.{requests,limits}; everything else
+// (images, commands, volumes, status, ...) is ignored. Requests are then defaulted from limits
+// as the API server does (pod.h ApplyRequestDefaults), so the result is what kubelet would see.
+//
+// The checks the API server would apply and kubelet relies on are enforced: containers
+// present and uniquely named, quantities valid and non-negative, a request not above its limit,
+// extended resources and hugepages with request == limit, restartPolicy one of Always / Never /
+// OnFailure (only Always makes an init container a sidecar). Pod-level `spec.resources` is
+// refused (kubelet's static managers skip such pods; topologyd does not model them).
+//
+// Errors are INVALID_ARGUMENT whose message starts with the field path, e.g.
+//   spec.containers[1].resources.limits.cpu: invalid quantity "abc": ...
+// or, for text that is not YAML/JSON, with "line L, column C:". metadata.uid may be absent
+// (empty uid); callers that key state by uid must check it. namespace defaults to "default".
+//
+// Pure apart from yaml-cpp (no file or network access): callers read the file. Thread-safe.
+#pragma once
+
+#include <string_view>
+
+#include "lib/pod/pod.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::pod {
+
+absl::StatusOr<Pod> ParsePodManifest(std::string_view text);
+
+}  // namespace topologyd::pod
