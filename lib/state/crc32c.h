@@ -1,0 +1,15 @@
+// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of topologyd's state
+// file. The standard check value is Crc32c("123456789") == 0xE3069283.
+//
+// Pure function; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace topologyd::state {
+
+// CRC-32C of `data`. To checksum data given in pieces, pass the previous result as `crc`.
+uint32_t Crc32c(std::string_view data, uint32_t crc = 0);
+
+}  // namespace topologyd::state

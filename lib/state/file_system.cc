@@ -1,0 +1,235 @@
+#include "lib/state/file_system.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "lib/common/absl_fmt.h"
+#include "lib/common/status_macros.h"
+
+#include "fmt/format.h"
+#include <sys/stat.h>
+
+namespace topologyd::state {
+namespace {
+
+absl::Status Errno(int error_number, std::string_view op, std::string_view path) {
+  return absl::ErrnoToStatus(error_number, fmt::format("{} {}", op, path));
+}
+
+// Closes the descriptor on every path out of a function.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // close(2) can report a deferred write error, so writers check it.
+  int Close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+
+ private:
+  int fd_;
+};
+
+absl::Status WriteAll(int fd, std::string_view contents, const std::string& path) {
+  while (!contents.empty()) {
+    const ssize_t n = ::write(fd, contents.data(), contents.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno(errno, "write", path);
+    }
+    contents.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+absl::StatusOr<std::string> PosixFileSystem::ReadFile(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return Errno(errno, "open", path);
+  std::string contents;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno(errno, "read", path);
+    }
+    if (n == 0) break;
+    contents.append(buffer, static_cast<size_t>(n));
+  }
+  return contents;
+}
+
+absl::Status PosixFileSystem::WriteNewFileAndSync(const std::string& path,
+                                                  std::string_view contents, mode_t mode) {
+  // O_EXCL also refuses a symlink planted at `path`.
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
+  if (fd.get() < 0) return Errno(errno, "create", path);
+  TOPOLOGYD_RETURN_IF_ERROR(WriteAll(fd.get(), contents, path));
+  if (::fsync(fd.get()) != 0) return Errno(errno, "fsync", path);
+  if (fd.Close() != 0) return Errno(errno, "close", path);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::Rename(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return Errno(errno, "rename", fmt::format("{} to {}", from, to));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::SyncDir(const std::string& dir) {
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) return Errno(errno, "open directory", dir);
+  if (::fsync(fd.get()) != 0) return Errno(errno, "fsync directory", dir);
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::Remove(const std::string& path) {
+  if (::unlink(path.c_str()) != 0) return Errno(errno, "remove", path);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> PosixFileSystem::ListDir(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Errno(errno, "list directory", dir);
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  const int read_errno = errno;
+  ::closedir(d);
+  if (read_errno != 0) return Errno(read_errno, "list directory", dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::Status PosixFileSystem::MakeDir(const std::string& dir, mode_t mode) {
+  if (::mkdir(dir.c_str(), mode) == 0) return absl::OkStatus();
+  const int mkdir_errno = errno;
+  struct stat st;
+  if (mkdir_errno == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::OkStatus();
+  }
+  return Errno(mkdir_errno, "create directory", dir);
+}
+
+// ---- FaultInjectingFileSystem ----
+
+void FaultInjectingFileSystem::FailOperation(int n, int error_number) {
+  fail_at_ = n;
+  fail_errno_ = error_number;
+}
+
+std::optional<absl::Status> FaultInjectingFileSystem::Tick(std::string_view op,
+                                                           const std::string& path) {
+  ++count_;
+  if (count_ != fail_at_) return std::nullopt;
+  return Errno(fail_errno_, fmt::format("{} (injected failure #{})", op, count_), path);
+}
+
+absl::StatusOr<std::string> FaultInjectingFileSystem::ReadFile(const std::string& path) {
+  if (auto injected = Tick("read", path)) return *injected;
+  return base_->ReadFile(path);
+}
+
+absl::Status FaultInjectingFileSystem::WriteNewFileAndSync(const std::string& path,
+                                                           std::string_view contents, mode_t mode) {
+  if (auto injected = Tick("write", path)) {
+    // A short write leaves a partial file behind; the caller must clean it up.
+    if (base_->WriteNewFileAndSync(path, contents.substr(0, contents.size() / 2), mode).ok()) {
+      pending_.push_back({Pending::Kind::kCreate, path, "", std::nullopt});
+    }
+    return *injected;
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(base_->WriteNewFileAndSync(path, contents, mode));
+  pending_.push_back({Pending::Kind::kCreate, path, "", std::nullopt});
+  return absl::OkStatus();
+}
+
+absl::Status FaultInjectingFileSystem::Rename(const std::string& from, const std::string& to) {
+  if (auto injected = Tick("rename", from)) return *injected;
+  std::optional<std::string> previous;
+  if (absl::StatusOr<std::string> old = base_->ReadFile(to); old.ok()) previous = *old;
+  TOPOLOGYD_RETURN_IF_ERROR(base_->Rename(from, to));
+  pending_.push_back({Pending::Kind::kRename, to, from, std::move(previous)});
+  return absl::OkStatus();
+}
+
+absl::Status FaultInjectingFileSystem::SyncDir(const std::string& dir) {
+  if (auto injected = Tick("fsync directory", dir)) return *injected;
+  TOPOLOGYD_RETURN_IF_ERROR(base_->SyncDir(dir));
+  // Everything that happened in `dir` is now durable.
+  std::erase_if(pending_, [&](const Pending& p) { return DirName(p.path) == dir; });
+  return absl::OkStatus();
+}
+
+absl::Status FaultInjectingFileSystem::Remove(const std::string& path) {
+  if (auto injected = Tick("remove", path)) return *injected;
+  std::optional<std::string> previous;
+  if (absl::StatusOr<std::string> old = base_->ReadFile(path); old.ok()) previous = *old;
+  TOPOLOGYD_RETURN_IF_ERROR(base_->Remove(path));
+  pending_.push_back({Pending::Kind::kRemove, path, "", std::move(previous)});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> FaultInjectingFileSystem::ListDir(const std::string& dir) {
+  if (auto injected = Tick("list directory", dir)) return *injected;
+  return base_->ListDir(dir);
+}
+
+absl::Status FaultInjectingFileSystem::MakeDir(const std::string& dir, mode_t mode) {
+  if (auto injected = Tick("create directory", dir)) return *injected;
+  return base_->MakeDir(dir, mode);
+}
+
+absl::Status FaultInjectingFileSystem::SimulateCrash() {
+  // Newest first, so each undo sees the file system as it was right after that change.
+  for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
+    const Pending& p = *it;
+    switch (p.kind) {
+      case Pending::Kind::kCreate: {
+        absl::Status s = base_->Remove(p.path);
+        if (!s.ok() && !absl::IsNotFound(s)) return s;
+        break;
+      }
+      case Pending::Kind::kRename:
+        TOPOLOGYD_RETURN_IF_ERROR(base_->Rename(p.path, p.from));
+        if (p.previous) {
+          TOPOLOGYD_RETURN_IF_ERROR(base_->WriteNewFileAndSync(p.path, *p.previous, 0600));
+        }
+        break;
+      case Pending::Kind::kRemove:
+        if (p.previous) {
+          TOPOLOGYD_RETURN_IF_ERROR(base_->WriteNewFileAndSync(p.path, *p.previous, 0600));
+        }
+        break;
+    }
+  }
+  pending_.clear();
+  return absl::OkStatus();
+}
+
+}  // namespace topologyd::state

@@ -1,0 +1,113 @@
+// FileSystem: the few file operations the checkpoint store needs, behind an interface so tests
+// can fail any one of them or simulate a crash.
+//
+// Paths are absolute or relative to the working directory and are passed through unchanged;
+// confining them is the caller's job (the store builds every path from its own directory and
+// fixed names). Errors carry the errno-derived absl code and name the path.
+//
+// PosixFileSystem is stateless and thread-safe. FaultInjectingFileSystem is for tests and is
+// not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include <sys/types.h>
+
+namespace topologyd::state {
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // The whole file. NOT_FOUND when it does not exist.
+  virtual absl::StatusOr<std::string> ReadFile(const std::string& path) = 0;
+  // Creates `path` (which must not exist; symlinks are not followed) with `mode`, writes
+  // `contents` and fsyncs the file. On error the file may exist with partial contents.
+  virtual absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
+                                           mode_t mode) = 0;
+  // rename(2): atomically replaces `to`.
+  virtual absl::Status Rename(const std::string& from, const std::string& to) = 0;
+  // fsyncs the directory, making the entries created, renamed or removed in it durable.
+  virtual absl::Status SyncDir(const std::string& dir) = 0;
+  // Removes a file. NOT_FOUND when it does not exist.
+  virtual absl::Status Remove(const std::string& path) = 0;
+  // Names (not paths) of the entries of `dir`, without "." and "..", sorted.
+  virtual absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) = 0;
+  // Creates one directory with `mode`; OK when a directory already exists there.
+  virtual absl::Status MakeDir(const std::string& dir, mode_t mode) = 0;
+};
+
+// The real thing, on POSIX calls.
+class PosixFileSystem final : public FileSystem {
+ public:
+  absl::StatusOr<std::string> ReadFile(const std::string& path) override;
+  absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
+                                   mode_t mode) override;
+  absl::Status Rename(const std::string& from, const std::string& to) override;
+  absl::Status SyncDir(const std::string& dir) override;
+  absl::Status Remove(const std::string& path) override;
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override;
+  absl::Status MakeDir(const std::string& dir, mode_t mode) override;
+};
+
+// Wraps another FileSystem (not owned; must outlive this) for crash and error tests.
+//
+// Fault injection: FailOperation(n, errno) makes the n-th call (1-based, counted from the
+// wrapper's creation or the last ResetCountForTest(), across all methods) fail with that errno
+// without reaching the wrapped file system, except that a failing WriteNewFileAndSync first
+// writes half of the contents unsynced, as a real short write would leave them.
+//
+// Crash simulation: file creations, renames and removals become durable only when their
+// directory is synced (SyncDir), as on a real file system after power loss. SimulateCrash()
+// undoes every change not yet made durable, newest first: renames are reverted (restoring the
+// file a rename replaced), created files and partial writes are deleted. ReadFile is never
+// counted as a change.
+class FaultInjectingFileSystem final : public FileSystem {
+ public:
+  explicit FaultInjectingFileSystem(FileSystem* base) : base_(base) {}
+
+  void FailOperation(int n, int error_number);
+  int operation_count() const { return count_; }
+  void ResetCountForTest() { count_ = 0; }
+  // Reverts the wrapped file system to its last durable state (see above).
+  absl::Status SimulateCrash();
+
+  absl::StatusOr<std::string> ReadFile(const std::string& path) override;
+  absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
+                                   mode_t mode) override;
+  absl::Status Rename(const std::string& from, const std::string& to) override;
+  absl::Status SyncDir(const std::string& dir) override;
+  absl::Status Remove(const std::string& path) override;
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override;
+  absl::Status MakeDir(const std::string& dir, mode_t mode) override;
+
+ private:
+  // One change not yet made durable by a directory sync.
+  struct Pending {
+    enum class Kind { kCreate, kRename, kRemove } kind;
+    std::string path;                     // created / removed file, or rename target
+    std::string from;                     // rename source
+    std::optional<std::string> previous;  // contents `path` had before a rename or removal
+  };
+
+  // Counts the call; returns the injected error if this is the call to fail.
+  std::optional<absl::Status> Tick(std::string_view op, const std::string& path);
+
+  FileSystem* base_;
+  int count_ = 0;
+  int fail_at_ = 0;
+  int fail_errno_ = 0;
+  std::vector<Pending> pending_;
+};
+
+// The directory part of `path` ("." when it has none).
+std::string DirName(const std::string& path);
+
+}  // namespace topologyd::state

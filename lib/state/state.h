@@ -1,0 +1,85 @@
+// The allocation state topologyd keeps across restarts: which pod's containers hold which
+// exclusive CPUs, which memory (per NUMA node and resource) and which devices.
+//
+// These are plain value types. The admission layer maps its results into them; the checkpoint
+// codec (checkpoint_codec.h) turns them into bytes; the store (file_store.h) makes those bytes
+// durable. Free pools are never stored: they are recomputed from these records and the
+// topology at start-up, so a State only says what is taken, and by whom.
+//
+// Pods imported from kubelet's checkpoints carry only a uid and container names: namespace,
+// name and qos are then empty and stay empty until the pod is admitted again.
+//
+// Values; no internal synchronisation. Copy freely, share const.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/cpuset/cpuset.h"
+
+#include "absl/status/status.h"
+
+namespace topologyd::state {
+
+// One container's share of the node.
+struct ContainerRecord {
+  std::string name;
+  bool init = false;  // an init container (its exclusive CPUs may be reused by app containers)
+  // The CPUs the container runs on. With `exclusive`, no other container may hold them;
+  // otherwise this is the shared pool at the time of admission (informational).
+  CpuSet cpus;
+  bool exclusive = false;
+  // The NUMA nodes (OS ids) the topology manager aligned the container to; empty = unknown or
+  // no alignment (e.g. imported CPU-only assignments).
+  std::vector<int> numa_affinity;
+  // Bytes taken per NUMA node (OS id) and resource ("memory", "hugepages-2Mi", ...).
+  std::map<int, std::map<std::string, uint64_t>> memory;
+  // Device ids per extended resource name ("nvidia.com/gpu" -> {"GPU-a", ...}), in the order
+  // they were allocated.
+  std::map<std::string, std::vector<std::string>> devices;
+  // Filled in when the runtime reports the created container (Allocate); empty before.
+  std::string container_id;
+  std::string cgroup;
+
+  friend bool operator==(const ContainerRecord&, const ContainerRecord&) = default;
+};
+
+struct PodRecord {
+  std::string uid;
+  std::string namespace_name;  // "namespace" in JSON
+  std::string name;
+  std::string qos;  // "Guaranteed", "Burstable", "BestEffort"; empty when unknown
+  std::vector<ContainerRecord> containers;
+
+  friend bool operator==(const PodRecord&, const PodRecord&) = default;
+};
+
+struct State {
+  // Incremented by the engine for every committed change; 0 for a state never saved.
+  uint64_t generation = 0;
+  std::map<std::string /*uid*/, PodRecord> pods;
+
+  friend bool operator==(const State&, const State&) = default;
+};
+
+// The union of every exclusive container's CPUs.
+CpuSet ExclusiveCpus(const State& state);
+
+// The container record named `container` of pod `uid`, or nullptr.
+const ContainerRecord* FindContainer(const State& state, const std::string& uid,
+                                     const std::string& container);
+
+// Total bytes taken per NUMA node and resource, summed over every container.
+std::map<int, std::map<std::string, uint64_t>> MemoryInUse(const State& state);
+
+// Checks the invariants a State must keep whatever its origin: every pod's map key equals its
+// uid, container names are unique within a pod, no CPU is held exclusively by containers of two
+// pods and no device id is given to containers of two pods for the same resource. (Within one
+// pod, kubelet passes an init container's CPUs and devices on to later containers.)
+// FAILED_PRECONDITION names the two holders of a conflicting CPU or device; INVALID_ARGUMENT for
+// the others.
+absl::Status Validate(const State& state);
+
+}  // namespace topologyd::state

@@ -1,0 +1,279 @@
+#include "lib/state/checkpoint_codec.h"
+
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lib/state/crc32c.h"
+#include "tests/unit/state/test_util.h"
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace topologyd::state {
+namespace {
+
+using nlohmann::json;
+
+std::string Encode(const State& s) {
+  absl::StatusOr<std::string> bytes = EncodeState(s);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return bytes.ok() ? *bytes : std::string();
+}
+
+State Example() {
+  State s;
+  s.generation = 12;
+  s.pods["u1"] = PodRecord{.uid = "u1",
+                           .namespace_name = "ns",
+                           .name = "p",
+                           .qos = "Guaranteed",
+                           .containers = {ContainerRecord{.name = "app",
+                                                          .cpus = CpuSet{2, 3},
+                                                          .exclusive = true,
+                                                          .numa_affinity = {0},
+                                                          .memory = {{0, {{"memory", 1024}}}},
+                                                          .devices = {{"gpu", {"g1", "g0"}}}}}};
+  return s;
+}
+
+// Re-encodes a document whose data was edited, with a correct checksum, so the shape checks
+// (not the checksum) are what the decode exercises.
+std::string Resealed(json doc) {
+  const json unsummed = {
+      {"data", doc["data"]}, {"generation", doc["generation"]}, {"version", doc["version"]}};
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", Crc32c(unsummed.dump()));
+  doc["checksum"] = std::string("crc32c:") + buf;
+  return doc.dump();
+}
+
+absl::Status DecodeError(const std::string& bytes) {
+  absl::StatusOr<State> s = DecodeState(bytes, "/var/lib/topologyd/state.json");
+  return s.status();
+}
+
+TEST(CheckpointCodecTest, RoundTripsRandomStates) {
+  std::mt19937 rng(20240601);
+  for (int i = 0; i < 300; ++i) {
+    const State s = testing::RandomState(rng);
+    const std::string bytes = Encode(s);
+    absl::StatusOr<State> back = DecodeState(bytes);
+    ASSERT_TRUE(back.ok()) << back.status() << "\n" << bytes;
+    EXPECT_EQ(*back, s) << bytes;
+    EXPECT_EQ(Encode(*back), bytes) << "encoding is not stable";
+  }
+}
+
+TEST(CheckpointCodecTest, EnvelopeShape) {
+  const json doc = json::parse(Encode(Example()));
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["generation"], 12);
+  EXPECT_TRUE(doc["checksum"].get<std::string>().starts_with("crc32c:"));
+  EXPECT_EQ(doc["checksum"].get<std::string>().size(), 15u);
+  EXPECT_EQ(*StateChecksum(Example()), doc["checksum"]);
+  const json& c = doc["data"]["pods"][0]["containers"][0];
+  EXPECT_EQ(c["cpus"], "2-3");
+  EXPECT_EQ(c["numa_affinity"], json::array({0}));
+  EXPECT_EQ(c["devices"]["gpu"], json::array({"g1", "g0"}));  // allocation order kept
+  EXPECT_EQ(c["memory"][0], (json{{"numa_node", 0}, {"resource", "memory"}, {"bytes", 1024}}));
+  EXPECT_EQ(doc["data"]["pods"][0]["namespace"], "ns");
+}
+
+TEST(CheckpointCodecTest, ReindentedFileStillLoads) {
+  const json doc = json::parse(Encode(Example()));
+  absl::StatusOr<State> s = DecodeState(doc.dump(4));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(*s, Example());
+}
+
+TEST(CheckpointCodecTest, EveryFlippedByteIsDataLoss) {
+  const std::string bytes = Encode(Example());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (unsigned char mask : {0x01, 0x20, 0x80}) {
+      std::string corrupt = bytes;
+      corrupt[i] = static_cast<char>(corrupt[i] ^ mask);
+      absl::StatusOr<State> s = DecodeState(corrupt);
+      // Changing the case of a letter inside "crc32c" or a hex digit can never pass either.
+      ASSERT_FALSE(s.ok()) << "byte " << i << " mask " << int(mask) << "\n" << corrupt;
+      EXPECT_EQ(s.status().code(), absl::StatusCode::kDataLoss)
+          << "byte " << i << ": " << s.status();
+    }
+  }
+}
+
+TEST(CheckpointCodecTest, ChecksumMismatchSaysWhatToDo) {
+  json doc = json::parse(Encode(Example()));
+  doc["data"]["pods"][0]["containers"][0]["cpus"] = "2-4";
+  absl::Status s = DecodeError(doc.dump());
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(s.message().find("/var/lib/topologyd/state.json"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("checksum mismatch"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("backup"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("drain the node"), std::string::npos) << s;
+
+  doc = json::parse(Encode(Example()));
+  doc["generation"] = 13;  // the generation is covered as well
+  EXPECT_EQ(DecodeError(doc.dump()).code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(CheckpointCodecTest, NotJson) {
+  for (const std::string bad : {"", "{", "not json", "{\"version\": 1,}", "[1, 2]"}) {
+    absl::Status s = DecodeError(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << bad;
+    EXPECT_NE(s.message().find("state.json"), std::string::npos) << s;
+  }
+  EXPECT_NE(DecodeError("{").message().find("not valid JSON"), std::string::npos);
+}
+
+TEST(CheckpointCodecTest, NewerVersionIsFailedPrecondition) {
+  json doc = json::parse(Encode(Example()));
+  doc["version"] = 2;
+  doc["data"] = {{"anything", "new"}};
+  doc["checksum"] = "sha256:whatever";
+  absl::Status s = DecodeError(doc.dump());
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("written by a newer topologyd"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("upgrade"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("restore"), std::string::npos) << s;
+}
+
+TEST(CheckpointCodecTest, EnvelopeErrors) {
+  const json good = json::parse(Encode(Example()));
+  struct Case {
+    std::string name;
+    std::function<void(json&)> edit;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"version 0", [](json& d) { d["version"] = 0; }, "version: version 0 does not exist"},
+      {"version string", [](json& d) { d["version"] = "1"; }, "version: expected a non-negative"},
+      {"no version", [](json& d) { d.erase("version"); }, "missing \"version\""},
+      {"negative generation", [](json& d) { d["generation"] = -1; }, "generation: expected"},
+      {"no data", [](json& d) { d.erase("data"); }, "missing \"data\""},
+      {"checksum number", [](json& d) { d["checksum"] = 5; }, "checksum: expected a string"},
+      {"extra member", [](json& d) { d["extra"] = true; }, "extra: unknown member"},
+  };
+  for (const Case& c : cases) {
+    json doc = good;
+    c.edit(doc);
+    absl::Status s = DecodeError(doc.dump());
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << c.name << ": " << s;
+    EXPECT_NE(s.message().find(c.expect), std::string::npos) << c.name << ": " << s;
+  }
+}
+
+TEST(CheckpointCodecTest, ShapeErrorsNameTheJsonPath) {
+  State four;
+  for (int i = 0; i < 4; ++i) {
+    const std::string uid = "u" + std::to_string(i);
+    four.pods[uid] = PodRecord{.uid = uid, .containers = {ContainerRecord{.name = "c"}}};
+  }
+  const json good = json::parse(Encode(four));
+  struct Case {
+    std::string name;
+    std::function<void(json&)> edit;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"bad cpus", [](json& d) { d["pods"][3]["containers"][0]["cpus"] = "x"; },
+       "data.pods[3].containers[0].cpus: invalid CPU list \"x\""},
+      {"cpus type", [](json& d) { d["pods"][0]["containers"][0]["cpus"] = 3; },
+       "data.pods[0].containers[0].cpus: expected a string, found number 3"},
+      {"pods not array", [](json& d) { d["pods"] = json::object(); },
+       "data.pods: expected an array"},
+      {"pod not object", [](json& d) { d["pods"][1] = 7; }, "data.pods[1]: expected an object"},
+      {"missing uid", [](json& d) { d["pods"][2].erase("uid"); }, "data.pods[2]: missing \"uid\""},
+      {"empty uid", [](json& d) { d["pods"][2]["uid"] = ""; }, "data.pods[2].uid: empty pod uid"},
+      {"duplicate uid", [](json& d) { d["pods"][1]["uid"] = "u0"; },
+       "data.pods[1]: pod u0 listed twice"},
+      {"duplicate container",
+       [](json& d) { d["pods"][0]["containers"].push_back(d["pods"][0]["containers"][0]); },
+       "data.pods[0].containers[1]: container \"c\" listed twice"},
+      {"init type", [](json& d) { d["pods"][0]["containers"][0]["init"] = "no"; },
+       "data.pods[0].containers[0].init: expected true or false"},
+      {"affinity",
+       [](json& d) {
+         d["pods"][0]["containers"][0]["numa_affinity"] = {0, -1};
+       },
+       "data.pods[0].containers[0].numa_affinity[1]: expected a NUMA node id, found -1"},
+      {"memory bytes",
+       [](json& d) {
+         d["pods"][0]["containers"][0]["memory"] = {
+             {{"numa_node", 0}, {"resource", "memory"}, {"bytes", 1.5}}};
+       },
+       "data.pods[0].containers[0].memory[0].bytes: expected a non-negative integer"},
+      {"memory duplicate",
+       [](json& d) {
+         const json m = {{"numa_node", 1}, {"resource", "memory"}, {"bytes", 1}};
+         d["pods"][0]["containers"][0]["memory"] = {m, m};
+       },
+       "data.pods[0].containers[0].memory[1]: NUMA node 1 resource \"memory\" listed twice"},
+      {"memory node range",
+       [](json& d) {
+         d["pods"][0]["containers"][0]["memory"] = {
+             {{"numa_node", 1u << 20}, {"resource", "memory"}, {"bytes", 1}}};
+       },
+       "data.pods[0].containers[0].memory[0].numa_node: 1048576 is larger than"},
+      {"devices type", [](json& d) { d["pods"][0]["containers"][0]["devices"] = json::array(); },
+       "data.pods[0].containers[0].devices: expected an object"},
+      {"device id", [](json& d) { d["pods"][0]["containers"][0]["devices"]["gpu"] = {1}; },
+       "data.pods[0].containers[0].devices[\"gpu\"][0]: expected a device id string"},
+      {"unknown container member", [](json& d) { d["pods"][0]["containers"][0]["x"] = 1; },
+       "data.pods[0].containers[0].x: unknown member"},
+      {"unknown data member", [](json& d) { d["nodes"] = 1; }, "data.nodes: unknown member"},
+  };
+  for (const Case& c : cases) {
+    json doc = good;
+    c.edit(doc["data"]);
+    absl::Status s = DecodeError(Resealed(doc));
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << c.name << ": " << s;
+    EXPECT_NE(s.message().find(c.expect), std::string::npos) << c.name << ": " << s;
+  }
+}
+
+TEST(CheckpointCodecTest, ConflictingAllocationsAreFailedPrecondition) {
+  State s;
+  for (const char* uid : {"a", "b"}) {
+    s.pods[uid] = PodRecord{
+        .uid = uid,
+        .containers = {ContainerRecord{.name = "c", .cpus = CpuSet{5}, .exclusive = true}}};
+  }
+  absl::Status status = DecodeError(Encode(s));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("CPUs 5 are held exclusively by both"), std::string::npos)
+      << status;
+}
+
+TEST(CheckpointCodecTest, InvalidUtf8CannotBeEncoded) {
+  State s;
+  s.pods["\xff"] = PodRecord{.uid = "\xff"};
+  EXPECT_EQ(EncodeState(s).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Every format ever written must keep loading.
+TEST(CheckpointCodecTest, LoadsVersion1Fixture) {
+  absl::StatusOr<State> s = DecodeState(testing::ReadFixture("v1/state.json"), "v1/state.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->generation, 7u);
+  ASSERT_EQ(s->pods.size(), 3u);
+  const PodRecord& pod = s->pods.at("6f1c2f4e-1b2a-4c55-9d1e-0a2b3c4d5e6f");
+  EXPECT_EQ(pod.namespace_name, "ml");
+  EXPECT_EQ(pod.name, "trainer-0");
+  ASSERT_EQ(pod.containers.size(), 2u);
+  EXPECT_TRUE(pod.containers[0].init);
+  const ContainerRecord& train = pod.containers[1];
+  EXPECT_EQ(train.cpus.ToString(), "2-5,34-37");
+  EXPECT_EQ(train.numa_affinity, (std::vector<int>{0, 1}));
+  EXPECT_EQ(train.memory.at(0).at("hugepages-2Mi"), 1073741824u);
+  EXPECT_EQ(train.memory.at(1).at("memory"), 2147483648u);
+  EXPECT_EQ(train.devices.at("nvidia.com/gpu"), (std::vector<std::string>{"GPU-0b1c", "GPU-7f3a"}));
+  EXPECT_EQ(train.container_id, "containerd://4d1e0f");
+  EXPECT_EQ(ExclusiveCpus(*s).ToString(), "2-5,34-37,40-41");
+  EXPECT_EQ(s->pods.at("pod-from-kubelet").namespace_name, "");
+}
+
+}  // namespace
+}  // namespace topologyd::state

@@ -1,0 +1,129 @@
+// Runs the real `topoctl state import-kubelet` binary on kubelet fixtures.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "lib/state/checkpoint_codec.h"
+#include "lib/state/file_system.h"
+#include "tests/unit/state/test_util.h"
+
+#include "gtest/gtest.h"
+#include <sys/wait.h>
+
+namespace topologyd::state {
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+RunResult RunTopoctl(const std::string& args, const std::string& tmp) {
+  const std::string binary = std::string(TOPOLOGYD_BINARY_DIR) + "/tools/topoctl/topoctl";
+  const std::string err_file = tmp + "/stderr";
+  RunResult result;
+  FILE* pipe = popen((binary + " " + args + " 2>" + err_file).c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  PosixFileSystem fs;
+  result.err = fs.ReadFile(err_file).value_or("");
+  return result;
+}
+
+class ImportCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* base = std::getenv("TEST_TMPDIR");
+    std::string pattern = std::string(base ? base : "/tmp") + "/state_cli_XXXXXX";
+    tmp_ = ::mkdtemp(pattern.data());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(tmp_, ec);
+  }
+  static std::string Fixture(const std::string& name) {
+    return testing::FixturePath("kubelet/" + name);
+  }
+  std::string tmp_;
+};
+
+TEST_F(ImportCliTest, PrintsStateOnStdout) {
+  RunResult r =
+      RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_static_entries.json") +
+                     " --memory-state " + Fixture("memory_kubelet_v1.json") + " --device-state " +
+                     Fixture("device.json"),
+                 tmp_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<State> s = DecodeState(r.out);
+  ASSERT_TRUE(s.ok()) << s.status() << "\n" << r.out;
+  EXPECT_EQ(s->pods.size(), 3u);
+  EXPECT_EQ(ExclusiveCpus(*s).ToString(), "2-3");
+  EXPECT_EQ(s->pods.at("pod").containers.at(0).memory.at(0).at("memory"), 512u);
+  EXPECT_NE(r.err.find("imported 3 pods"), std::string::npos) << r.err;
+}
+
+TEST_F(ImportCliTest, WritesOutFileAndRefusesToOverwrite) {
+  const std::string out = tmp_ + "/state.json";
+  const std::string args =
+      "state import-kubelet --cpu-state " + Fixture("cpu_static_entries.json") + " --out " + out;
+  RunResult first = RunTopoctl(args, tmp_);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_TRUE(first.out.empty());
+  PosixFileSystem fs;
+  absl::StatusOr<std::string> bytes = fs.ReadFile(out);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_TRUE(DecodeState(*bytes).ok());
+
+  RunResult again = RunTopoctl(args, tmp_);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("--force"), std::string::npos) << again.err;
+
+  RunResult forced = RunTopoctl(args + " --force", tmp_);
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  // Only the output, the captured stderr and no temp file.
+  std::vector<std::string> names = *fs.ListDir(tmp_);
+  EXPECT_EQ(names, (std::vector<std::string>{"state.json", "stderr"}));
+}
+
+TEST_F(ImportCliTest, RefusesCorruptOrUnreadableInput) {
+  PosixFileSystem fs;
+  const std::string bad = tmp_ + "/cpu_manager_state";
+  ASSERT_TRUE(
+      fs.WriteNewFileAndSync(
+            bad, R"({"policyName":"static","defaultCpuSet":"0-7","checksum":14413153})", 0600)
+          .ok());
+  RunResult r = RunTopoctl("state import-kubelet --cpu-state " + bad, tmp_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("checkpoint is corrupted"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  r = RunTopoctl("state import-kubelet --cpu-state " + tmp_ + "/missing", tmp_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+
+  r = RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_none_with_entries.json"), tmp_);
+  EXPECT_EQ(r.exit_code, 1);
+
+  r = RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_static_0-7.json") +
+                     " --memory-state " + Fixture("memory_kubelet_v1_bad_checksum.json") +
+                     " --out " + tmp_ + "/out.json",
+                 tmp_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(std::filesystem::exists(tmp_ + "/out.json"));
+}
+
+TEST_F(ImportCliTest, BadUsageExitsTwo) {
+  EXPECT_EQ(RunTopoctl("state import-kubelet", tmp_).exit_code, 2);  // --cpu-state is required
+  EXPECT_EQ(RunTopoctl("state import-kubelet --cpu-state a --bogus", tmp_).exit_code, 2);
+  EXPECT_EQ(RunTopoctl("state", tmp_).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace topologyd::state

@@ -1,0 +1,2 @@
+# topoctl state import-kubelet: kubelet checkpoints -> topologyd state file.
+target_link_libraries(topoctl PRIVATE topologyd::state)
