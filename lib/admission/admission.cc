@@ -1,0 +1,370 @@
+#include "lib/admission/admission.h"
+
+#include <set>
+#include <utility>
+
+#include "lib/admission/hint_text.h"
+#include "lib/admission/pod_policy.h"
+#include "lib/admission/reasons.h"
+#include "lib/common/absl_fmt.h"
+#include "lib/cpu/cpu_hints.h"
+#include "lib/device/device_allocator.h"
+#include "lib/device/device_hints.h"
+#include "lib/memory/memory_policy.h"
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace topologyd::admission {
+namespace {
+
+constexpr std::string_view kDevicesProvider = "devices";
+constexpr std::string_view kCpuProvider = "cpu";
+constexpr std::string_view kMemoryProvider = "memory";
+
+struct OrderedContainer {
+  const pod::Container* spec;
+  cpu::ContainerKind kind;
+};
+
+// kubelet's order: init containers (sidecars included) in spec order, then app containers.
+std::vector<OrderedContainer> InOrder(const pod::Pod& pod) {
+  std::vector<OrderedContainer> out;
+  for (const pod::Container& c : pod.init_containers) {
+    out.push_back(
+        {&c, c.restart_always ? cpu::ContainerKind::kRestartableInit : cpu::ContainerKind::kInit});
+  }
+  for (const pod::Container& c : pod.containers) out.push_back({&c, cpu::ContainerKind::kApp});
+  return out;
+}
+
+cpu::ContainerRequest CpuRequest(const pod::Pod& pod, const OrderedContainer& c, bool guaranteed) {
+  int64_t millis = 0;
+  if (auto it = c.spec->requests.find(pod::kResourceCpu); it != c.spec->requests.end()) {
+    millis = it->second.MilliValue();
+  }
+  return cpu::ContainerRequest{.pod_uid = pod.uid,
+                               .name = c.spec->name,
+                               .kind = c.kind,
+                               .exclusive_cpus = cpu::GuaranteedCpus(guaranteed, millis)};
+}
+
+// A provider failure, as kubelet's admission reports it.
+struct Failure {
+  std::string reason;
+  std::string message;
+};
+
+// Where a failure happened, appended after kubelet's text.
+std::string Context(const NodePolicy& node, std::string_view container, std::string_view provider,
+                    const hints::TopologyHint& hint) {
+  return fmt::format(" (container \"{}\", {} manager, topology hint {})", container, provider,
+                     HintText(hint, node.numa_ids));
+}
+
+Failure Unexpected(const NodePolicy& node, std::string_view container, std::string_view provider,
+                   const hints::TopologyHint& hint, const absl::Status& status) {
+  return Failure{std::string(kUnexpectedAdmissionError),
+                 fmt::format("Allocate failed due to {}, which is unexpected{}", status.message(),
+                             Context(node, container, provider, hint))};
+}
+
+// Every provider's Allocate for one container, in registration order; the first error wins
+// (kubelet stops there too). `state` is only updated on full success of this container.
+std::optional<Failure> AllocateContainer(const NodePolicy& node, AllocationState& state,
+                                         const pod::Pod& pod, const OrderedContainer& c,
+                                         const cpu::ContainerRequest& cpu_request,
+                                         const hints::TopologyHint& hint) {
+  const std::string& name = c.spec->name;
+  AllocationState next = state;
+  absl::StatusOr<device::DeviceState> devices =
+      device::Allocate(node.devices, next.devices, pod, name, hint);
+  if (!devices.ok()) return Unexpected(node, name, "device", hint, devices.status());
+  next.devices = *std::move(devices);
+  if (node.cpu.has_value()) {
+    absl::StatusOr<cpu::Allocation> cpus = node.cpu->Allocate(next.cpu, cpu_request, hint.affinity);
+    if (!cpus.ok()) {
+      const std::string reason = cpu::RejectionReason(cpus.status());
+      if (reason == kSmtAlignmentError) {
+        // The CPU manager's own error type: kubelet uses its text as the message.
+        return Failure{
+            reason, fmt::format("{}{}", cpus.status().message(), Context(node, name, "cpu", hint))};
+      }
+      return Unexpected(node, name, "cpu", hint, cpus.status());
+    }
+    next.cpu = std::move(cpus->state);
+  }
+  if (node.memory_static) {
+    absl::StatusOr<memory::MemoryState> mem = memory::Allocate(next.memory, pod, name, hint);
+    if (!mem.ok()) return Unexpected(node, name, "memory", hint, mem.status());
+    next.memory = *std::move(mem);
+  }
+  state = std::move(next);
+  return std::nullopt;
+}
+
+// Why a merge did not admit, in words.
+std::string AffinityMessage(const NodePolicy& node, const MergeStep& step, hints::Policy policy) {
+  const std::string who =
+      step.container.has_value() ? fmt::format("container \"{}\"", *step.container) : "pod";
+  std::string why;
+  if (policy == hints::Policy::kSingleNumaNode) {
+    why = "no single NUMA node suits every resource";
+  } else {
+    why = fmt::format("no NUMA placement is preferred by every resource (best: {})",
+                      HintText(step.merged.hint, node.numa_ids));
+  }
+  std::vector<std::string> parts;
+  for (const ProviderHintsEntry& p : step.providers) {
+    if (!p.hints.has_value() || p.hints->empty()) continue;  // no preference: not the cause
+    parts.push_back(ProviderHintsText(p.provider, p.hints, node.numa_ids));
+  }
+  return fmt::format("{}: {} (policy {}): {}{}{}", kTopologyAffinityMessage, who,
+                     hints::PolicyName(policy), why, parts.empty() ? "" : "; ",
+                     fmt::join(parts, "; "));
+}
+
+hints::MergeResult RunMerge(const NodePolicy& node, hints::Policy policy, MergeStep& step) {
+  hints::MergeInput input;
+  input.num_nodes = node.num_nodes();
+  input.distances = node.distances;
+  input.policy = policy;
+  input.options = node.options;
+  for (const ProviderHintsEntry& p : step.providers) input.providers.push_back(p.hints);
+  step.merged = hints::Merge(input);
+  return step.merged;
+}
+
+// Collects one provider's hints, or the failure kubelet would end up reporting.
+template <typename T>
+std::optional<Failure> Collect(std::string_view container, std::string_view provider,
+                               absl::StatusOr<T> hints, MergeStep& step) {
+  if (!hints.ok()) {
+    // kubelet's providers log such errors and answer "no preference"; the allocation then
+    // fails with the same error, which is the rejection kubelet ends up with.
+    return Failure{std::string(kUnexpectedAdmissionError),
+                   fmt::format("Allocate failed due to {}, which is unexpected (container \"{}\", "
+                               "{} manager, while computing hints)",
+                               hints.status().message(), container,
+                               provider == kDevicesProvider ? "device" : provider)};
+  }
+  step.providers.push_back(ProviderHintsEntry{std::string(provider), *std::move(hints)});
+  return std::nullopt;
+}
+
+class Admission {
+ public:
+  Admission(const NodePolicy& node, const AllocationState& state, const pod::Pod& pod)
+      : node_(node),
+        pod_(pod),
+        state_(state),
+        order_(InOrder(pod)),
+        guaranteed_(pod::ComputeQos(pod) == pod::QosClass::kGuaranteed) {}
+
+  AdmissionResult Run(const AllocationState& original) {
+    const PodPolicy policy = ResolvePodPolicy(node_, pod_);
+    result_.explanation.policy = policy.policy;
+    result_.explanation.scope = policy.scope;
+    result_.explanation.notes = policy.notes;
+    std::optional<Failure> failure;
+    if (policy.invalid_annotation_message.has_value()) {
+      failure = Failure{std::string(kInvalidTopologyPolicyAnnotation),
+                        *policy.invalid_annotation_message};
+    } else if (policy.policy == hints::Policy::kNone) {
+      result_.explanation.notes.push_back(
+          "topology manager policy none: no hints collected, nothing merged; every container "
+          "is allocated without NUMA affinity");
+      failure = RunNone();
+    } else if (policy.scope == Scope::kPod) {
+      failure = RunPodScope(policy.policy);
+    } else {
+      failure = RunContainerScope(policy.policy);
+    }
+    if (failure.has_value()) {
+      result_.admitted = false;
+      result_.reason = std::move(failure->reason);
+      result_.message = std::move(failure->message);
+      result_.containers.clear();
+      result_.new_state = original;  // all-or-nothing: nothing of this admission is kept
+      return std::move(result_);
+    }
+    result_.admitted = true;
+    Describe();
+    result_.new_state = std::move(state_);
+    return std::move(result_);
+  }
+
+ private:
+  std::optional<Failure> RunNone() {
+    for (const OrderedContainer& c : order_) {
+      if (auto f = Allocate(c, hints::TopologyHint{})) return f;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Failure> RunContainerScope(hints::Policy policy) {
+    for (const OrderedContainer& c : order_) {
+      const std::string& name = c.spec->name;
+      MergeStep& step = result_.explanation.merges.emplace_back();
+      step.container = name;
+      if (auto f = Collect(
+              name, kDevicesProvider,
+              device::GetContainerTopologyHints(node_.devices, state_.devices, pod_, name), step)) {
+        return f;
+      }
+      step.providers.push_back(ProviderHintsEntry{
+          std::string(kCpuProvider),
+          node_.cpu.has_value()
+              ? cpu::GetTopologyHints(*node_.cpu, state_.cpu, CpuRequest(pod_, c, guaranteed_))
+              : hints::ProviderHints()});
+      if (node_.memory_static) {
+        if (auto f = Collect(name, kMemoryProvider,
+                             memory::GetContainerTopologyHints(state_.memory, pod_, name), step)) {
+          return f;
+        }
+      } else {
+        step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
+      }
+      const hints::MergeResult merged = RunMerge(node_, policy, step);
+      if (!merged.admit) {
+        return Failure{std::string(kTopologyAffinityError), AffinityMessage(node_, step, policy)};
+      }
+      if (auto f = Allocate(c, merged.hint)) return f;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Failure> RunPodScope(hints::Policy policy) {
+    MergeStep& step = result_.explanation.merges.emplace_back();
+    if (auto f = Collect("(pod)", kDevicesProvider,
+                         device::GetPodTopologyHints(node_.devices, state_.devices, pod_), step)) {
+      return f;
+    }
+    if (node_.cpu.has_value()) {
+      std::vector<cpu::ContainerRequest> requests;
+      for (const OrderedContainer& c : order_) requests.push_back(CpuRequest(pod_, c, guaranteed_));
+      step.providers.push_back(
+          ProviderHintsEntry{std::string(kCpuProvider),
+                             cpu::GetPodTopologyHints(*node_.cpu, state_.cpu, pod_.uid, requests)});
+    } else {
+      step.providers.push_back(ProviderHintsEntry{std::string(kCpuProvider), std::nullopt});
+    }
+    if (node_.memory_static) {
+      if (auto f = Collect("(pod)", kMemoryProvider,
+                           memory::GetPodTopologyHints(state_.memory, pod_), step)) {
+        return f;
+      }
+    } else {
+      step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
+    }
+    const hints::MergeResult merged = RunMerge(node_, policy, step);
+    if (!merged.admit) {
+      return Failure{std::string(kTopologyAffinityError), AffinityMessage(node_, step, policy)};
+    }
+    for (const OrderedContainer& c : order_) {
+      if (auto f = Allocate(c, merged.hint)) return f;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Failure> Allocate(const OrderedContainer& c, const hints::TopologyHint& hint) {
+    affinity_[c.spec->name] = hint;
+    return AllocateContainer(node_, state_, pod_, c, CpuRequest(pod_, c, guaranteed_), hint);
+  }
+
+  // The per-container view of the committed state.
+  void Describe() {
+    for (const OrderedContainer& c : order_) {
+      const std::string& name = c.spec->name;
+      ContainerAllocation a;
+      a.name = name;
+      a.init = c.kind != cpu::ContainerKind::kApp;
+      std::optional<CpuSet> exclusive;
+      if (node_.cpu.has_value()) exclusive = state_.cpu.Assignment(pod_.uid, name);
+      a.exclusive = exclusive.has_value();
+      a.cpus = exclusive.has_value()   ? *exclusive
+               : node_.cpu.has_value() ? state_.cpu.default_cpu_set
+                                       : node_.all_cpus;
+      const hints::TopologyHint& hint = affinity_[name];
+      if (hint.affinity.has_value()) a.numa_affinity = MaskIds(*hint.affinity, node_.numa_ids);
+      if (node_.memory_static) {
+        a.memory_numa = memory::ContainerMemoryNumaNodes(state_.memory, pod_.uid, name);
+      }
+      if (auto pod = state_.devices.pods.find(pod_.uid); pod != state_.devices.pods.end()) {
+        if (auto ctr = pod->second.find(name); ctr != pod->second.end()) {
+          for (const auto& [resource, ids] : ctr->second) a.devices[resource] = ids;
+        }
+      }
+      result_.containers.push_back(std::move(a));
+    }
+  }
+
+  const NodePolicy& node_;
+  const pod::Pod& pod_;
+  AllocationState state_;  // the working copy; only returned on success
+  std::vector<OrderedContainer> order_;
+  bool guaranteed_;
+  std::map<std::string, hints::TopologyHint> affinity_;
+  AdmissionResult result_;
+};
+
+absl::Status ValidatePod(const pod::Pod& pod) {
+  if (pod.uid.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "pod {}/{}: metadata.uid is required for admission", pod.namespace_name, pod.name));
+  }
+  std::set<std::string> names;
+  for (const OrderedContainer& c : InOrder(pod)) {
+    if (!names.insert(c.spec->name).second) {
+      return absl::InvalidArgumentError(
+          fmt::format("pod {}: container name \"{}\" is used twice", pod.uid, c.spec->name));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<AdmissionResult> Admit(const NodePolicy& node, const AllocationState& state,
+                                      const pod::Pod& pod) {
+  if (absl::Status valid = ValidatePod(pod); !valid.ok()) return valid;
+  return Admission(node, state, pod).Run(state);
+}
+
+absl::StatusOr<AdmissionResult> Explain(const NodePolicy& node, const AllocationState& state,
+                                        const pod::Pod& pod) {
+  absl::StatusOr<AdmissionResult> result = Admit(node, state, pod);
+  if (result.ok()) result->new_state = AllocationState{};
+  return result;
+}
+
+AllocationState Release(const NodePolicy& node, const AllocationState& state,
+                        std::string_view pod_uid, std::optional<std::string_view> container) {
+  AllocationState out = state;
+  const std::string uid(pod_uid);
+  std::set<std::string> names;
+  if (container.has_value()) {
+    names.insert(std::string(*container));
+  } else {
+    if (auto it = out.cpu.assignments.find(uid); it != out.cpu.assignments.end()) {
+      for (const auto& [name, cpus] : it->second) names.insert(name);
+    }
+  }
+  if (node.cpu.has_value()) {
+    for (const std::string& name : names) out.cpu = node.cpu->RemoveContainer(out.cpu, uid, name);
+  }
+  if (container.has_value()) {
+    out.memory = memory::RemoveContainer(std::move(out.memory), uid, *container);
+    out.devices = device::ReleaseContainer(std::move(out.devices), uid, *container);
+  } else {
+    out.cpu.cpus_to_reuse.erase(uid);
+    out.memory = memory::RemovePod(std::move(out.memory), uid);
+    if (auto it = out.memory.init_reusable.find(uid); it != out.memory.init_reusable.end()) {
+      out.memory.init_reusable.erase(it);
+    }
+    out.devices = device::ReleasePod(std::move(out.devices), uid);
+  }
+  return out;
+}
+
+}  // namespace topologyd::admission

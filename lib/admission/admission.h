@@ -1,0 +1,131 @@
+// Admission: the topology manager's orchestration of the three hint providers (devices, CPUs,
+// memory + hugepages, in kubelet's registration order) for one pod, with kubelet's scopes and
+// rejection reasons, and topologyd's all-or-nothing rule.
+//
+// Container scope (kubelet's default), for each container in order — init containers, then
+// app containers:
+//   1. every provider's hints for the container, given what earlier containers of the pod got
+//      (so app containers see, and may reuse, the CPUs/devices/memory of finished init
+//      containers);
+//   2. lib/hints Merge() under the pod's policy; not admitted -> TopologyAffinityError;
+//   3. every provider allocates inside the merged hint; an error -> SMTAlignmentError (CPU,
+//      full-pcpus-only) or UnexpectedAdmissionError.
+// Pod scope: the providers' hints for the pod's effective request, one merge, then every
+// container allocates inside that one hint. Policy none: no hints, no merge; every container
+// is allocated without affinity (kubelet's "none" scope).
+//
+// Unlike kubelet (which keeps whatever earlier containers got when a later one fails), a
+// rejected pod leaves the state exactly as it was: Admit works on a copy and returns the new
+// state only on success.
+//
+// Messages: the kubelet text first (so matching on it keeps working), then what topologyd knows
+// — which container, which resource, which NUMA nodes (OS ids) and why, e.g.
+//   Resources cannot be allocated with Topology locality: container "app" (policy
+//   single-numa-node): no single NUMA node suits every resource; cpu: preferred [0] or [1];
+//   nvidia.com/gpu: preferred [1]; memory: preferred [0]
+//
+// Explain() is the same computation (literally: Admit() without taking the new state), so the
+// answer to "why was my pod rejected?" cannot drift from what admission does.
+//
+// Extended resources: only resources with a configured device pool are managed (as kubelet's
+// device manager manages only device-plugin resources); other extended resources are ignored
+// here — their accounting is the scheduler's. A container asking for a pool's resource with a
+// pool too small gets kubelet's device-manager outcome (no hint -> rejected under restricted /
+// single-numa-node, else UnexpectedAdmissionError "requested number of devices unavailable").
+//
+// Pure functions; thread-compatible values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/admission/node_policy.h"
+#include "lib/cpuset/cpuset.h"
+#include "lib/hints/merge.h"
+#include "lib/hints/topology_hint.h"
+#include "lib/pod/pod.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::admission {
+
+// What one container was given (ARCHITECTURE.md 3.4 "containers" entry).
+struct ContainerAllocation {
+  std::string name;
+  bool init = false;  // an init container (restartable or not)
+  // Exclusive CPUs, or the shared pool after this admission when `exclusive` is false (the
+  // engine re-pins shared containers whenever the pool changes).
+  CpuSet cpus;
+  bool exclusive = false;
+  // The merged hint's NUMA nodes (OS ids); empty when the hint had no affinity (policy none,
+  // single-numa-node "any node", or no provider had a preference under single-numa-node).
+  std::vector<int> numa_affinity;
+  // The NUMA nodes (OS ids) of the container's memory blocks: its cpuset.mems. Empty without
+  // memory blocks (memoryManagerPolicy None, or not a Guaranteed pod): do not restrict.
+  std::vector<int> memory_numa;
+  // Device ids per resource.
+  std::map<std::string, std::vector<std::string>> devices;
+  friend bool operator==(const ContainerAllocation&, const ContainerAllocation&) = default;
+};
+
+// One provider's answer in one merge.
+struct ProviderHintsEntry {
+  std::string provider;  // "devices", "cpu", "memory"
+  hints::ProviderHints hints;
+  friend bool operator==(const ProviderHintsEntry&, const ProviderHintsEntry&) = default;
+};
+
+// One merge: for one container (container scope) or for the whole pod (pod scope).
+struct MergeStep {
+  std::optional<std::string> container;  // nullopt = the pod (pod scope)
+  std::vector<ProviderHintsEntry> providers;
+  hints::MergeResult merged;
+  friend bool operator==(const MergeStep&, const MergeStep&) = default;
+};
+
+struct Explanation {
+  hints::Policy policy = hints::Policy::kNone;
+  Scope scope = Scope::kContainer;
+  std::vector<std::string> notes;  // annotation used / ignored, policy none, ...
+  // In the order performed; stops at the rejecting step. Empty under policy none.
+  std::vector<MergeStep> merges;
+  friend bool operator==(const Explanation&, const Explanation&) = default;
+};
+
+struct AdmissionResult {
+  bool admitted = false;
+  std::string reason;   // empty when admitted
+  std::string message;  // empty when admitted
+  // Init containers first, then app containers. Empty when rejected.
+  std::vector<ContainerAllocation> containers;
+  // The state to commit: the input state plus this pod when admitted; the input state
+  // unchanged when rejected.
+  AllocationState new_state;
+  Explanation explanation;
+};
+
+// Admits `pod` against `state`. INVALID_ARGUMENT (not a rejection) for a request that cannot
+// be processed: an empty uid, or a container name used twice. A pod whose containers already
+// hold resources in `state` is re-admitted as kubelet does after a restart: the providers
+// rebuild their hints from what the containers hold and keep it.
+[[nodiscard]] absl::StatusOr<AdmissionResult> Admit(const NodePolicy& node,
+                                                    const AllocationState& state,
+                                                    const pod::Pod& pod);
+
+// Admit() without a state change: the result's new_state is cleared (empty), everything else
+// is what Admit() would return.
+[[nodiscard]] absl::StatusOr<AdmissionResult> Explain(const NodePolicy& node,
+                                                      const AllocationState& state,
+                                                      const pod::Pod& pod);
+
+// Returns what the pod (or one of its containers) holds: exclusive CPUs back to the shared
+// pool (CPUs another container of the pod still holds stay out), memory blocks and devices.
+// Unknown pods / containers: state unchanged.
+AllocationState Release(const NodePolicy& node, const AllocationState& state,
+                        std::string_view pod_uid,
+                        std::optional<std::string_view> container = std::nullopt);
+
+}  // namespace topologyd::admission

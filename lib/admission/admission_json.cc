@@ -1,0 +1,92 @@
+#include "lib/admission/admission_json.h"
+
+#include "lib/admission/hint_text.h"
+
+namespace topologyd::admission {
+namespace {
+
+nlohmann::json Affinity(const std::optional<hints::NumaMask>& mask,
+                        const std::vector<int>& numa_ids) {
+  if (!mask.has_value()) return nullptr;
+  return MaskIds(*mask, numa_ids);
+}
+
+nlohmann::json HintArray(const std::vector<hints::TopologyHint>& list,
+                         const std::vector<int>& numa_ids) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const hints::TopologyHint& h : list) {
+    out.push_back({{"affinity", Affinity(h.affinity, numa_ids)}, {"preferred", h.preferred}});
+  }
+  return out;
+}
+
+nlohmann::json Merged(const MergeStep& step, const std::vector<int>& numa_ids) {
+  return {{"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
+          {"affinity", Affinity(step.merged.hint.affinity, numa_ids)},
+          {"preferred", step.merged.hint.preferred},
+          {"admit", step.merged.admit}};
+}
+
+}  // namespace
+
+nlohmann::json ContainerAllocationToJson(const ContainerAllocation& c) {
+  nlohmann::json devices = nlohmann::json::object();
+  for (const auto& [resource, ids] : c.devices) devices[resource] = ids;
+  return {{"name", c.name},
+          {"cpus", c.cpus.ToString()},
+          {"exclusive", c.exclusive},
+          {"numa_affinity", c.numa_affinity},
+          {"memory_numa", c.memory_numa},
+          {"devices", devices}};
+}
+
+nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints,
+                                   const std::vector<int>& numa_ids) {
+  if (!hints.has_value()) return nullptr;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [resource, list] : *hints) {
+    if (!list.has_value()) {
+      out[resource] = nullptr;
+    } else if (!list->upward_closed) {
+      out[resource] = HintArray(list->hints, numa_ids);
+    } else {
+      out[resource] = {{"upward_closed", true},
+                       {"universe", MaskIds(list->universe, numa_ids)},
+                       {"hints", HintArray(list->hints, numa_ids)}};
+    }
+  }
+  return out;
+}
+
+nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResult& result,
+                                     bool with_explanation) {
+  nlohmann::json doc = {
+      {"admitted", result.admitted}, {"reason", result.reason}, {"message", result.message}};
+  nlohmann::json containers = nlohmann::json::array();
+  for (const ContainerAllocation& c : result.containers) {
+    containers.push_back(ContainerAllocationToJson(c));
+  }
+  doc["containers"] = containers;
+  if (!with_explanation) return doc;
+  const Explanation& e = result.explanation;
+  doc["policy"] = std::string(hints::PolicyName(e.policy));
+  doc["scope"] = std::string(ScopeName(e.scope));
+  doc["notes"] = e.notes;
+  nlohmann::json hints = nlohmann::json::array();
+  nlohmann::json merged = nlohmann::json::array();
+  for (const MergeStep& step : e.merges) {
+    nlohmann::json providers = nlohmann::json::object();
+    for (const ProviderHintsEntry& p : step.providers) {
+      providers[p.provider] = ProviderHintsToJson(p.hints, node.numa_ids);
+    }
+    hints.push_back(
+        {{"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
+         {"providers", providers}});
+    merged.push_back(Merged(step, node.numa_ids));
+  }
+  doc["hints"] = hints;
+  doc["merged"] = merged;
+  return doc;
+}
+
+}  // namespace topologyd::admission

@@ -1,0 +1,47 @@
+// JSON form of an admission / explain answer (ARCHITECTURE.md 3.4), as `topoctl admit|explain
+// --output json` prints it and the daemon's RPC layer may embed it:
+//
+//   {"admitted": bool, "reason": "", "message": "",
+//    "containers": [{"name": "", "cpus": "LIST", "exclusive": bool, "numa_affinity": [ids],
+//                    "memory_numa": [ids], "devices": {"RESOURCE": ["ID", ...]}}],
+//   and with the explanation:
+//    "policy": "single-numa-node", "scope": "container|pod", "notes": ["..."],
+//    "hints":  [{"container": "NAME" | null,                 (null = the pod, pod scope)
+//                "providers": {"devices"|"cpu"|"memory":
+//                   null                                      (no map: no preference at all)
+//                 | {"RESOURCE": null                         (no preference for the resource)
+//                              | [{"affinity": [ids] | null, "preferred": bool}, ...]
+//                                                             (kubelet's list; [] = cannot be
+//                                                              satisfied; null affinity = any)
+//                              | {"upward_closed": true, "universe": [ids],
+//                                 "hints": [{"affinity": [ids], "preferred": bool}, ...]}}}}],
+//                                                             (only the minimal masks: every
+//                                                              superset inside `universe` is
+//                                                              also a hint, not preferred)
+//    "merged": [{"container": "NAME" | null, "affinity": [ids] | null, "preferred": bool,
+//                "admit": bool}]}
+//
+// `hints` and `merged` have one entry per merge, in the order admission performed them
+// (container scope: one per container up to the rejecting one; pod scope: one; policy none:
+// none). A provider's explicit lists are exactly the `providers` entries `topoctl merge` reads.
+// Every NUMA id is an OS id. Pure functions.
+#pragma once
+
+#include "lib/admission/admission.h"
+#include "lib/admission/node_policy.h"
+
+#include "nlohmann/json.hpp"
+
+namespace topologyd::admission {
+
+nlohmann::json ContainerAllocationToJson(const ContainerAllocation& container);
+
+// One provider's answer (see above), NUMA positions translated with `numa_ids`.
+nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints,
+                                   const std::vector<int>& numa_ids);
+
+// The document above; the explanation keys only when `with_explanation`.
+nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResult& result,
+                                     bool with_explanation);
+
+}  // namespace topologyd::admission

@@ -1,0 +1,96 @@
+// NodePolicy: everything admission needs to know about the node that does not change from pod
+// to pod — the machine, the topology manager policy/scope/options, the static CPU policy with
+// its reserved CPUs, the memory manager policy with its reserved memory, and the device pools —
+// built once from a Config and a Topology, and validated on the way.
+//
+// BuildNodePolicy() is also the semantic half of `topologyd --check-config`: the config loader
+// checks syntax and types; this checks that the values make sense together and on this machine
+// (option names and compatibility, reserved CPUs that exist, reserved memory that fits, device
+// pools that resolve). Every error names the config key it is about.
+//
+// AllocationState: the three providers' states as one value. Admission takes one and returns a
+// new one; nothing is shared or mutated, so a failed admission leaves the caller's value as it
+// was (all-or-nothing by construction).
+//
+// Thread-safety: NodePolicy is immutable after BuildNodePolicy(); share it const. AllocationState
+// is a plain value.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lib/config/config.h"
+#include "lib/cpu/static_policy.h"
+#include "lib/cpuset/cpuset.h"
+#include "lib/device/device_pool.h"
+#include "lib/device/device_state.h"
+#include "lib/hints/policy.h"
+#include "lib/memory/memory_state.h"
+#include "lib/topology/topology.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::admission {
+
+struct AllocationState {
+  cpu::CpuState cpu;           // with cpuManagerPolicy none: pool = every CPU, no assignments
+  memory::MemoryState memory;  // with memoryManagerPolicy None: empty
+  device::DeviceState devices;
+  friend bool operator==(const AllocationState&, const AllocationState&) = default;
+};
+
+enum class Scope { kContainer, kPod };
+// "container" or "pod".
+std::string_view ScopeName(Scope scope);
+
+struct NodePolicy {
+  std::shared_ptr<const topology::Topology> topology;
+  // OS id of every NUMA position (hint masks are over positions, see lib/hints/numa_mask.h).
+  std::vector<int> numa_ids;
+  // Position-indexed distance matrix for prefer-closest-numa-nodes; empty when unknown.
+  std::vector<std::vector<double>> distances;
+
+  // Topology manager (topologyManagerPolicy / Scope / PolicyOptions).
+  hints::Policy policy = hints::Policy::kNone;
+  Scope scope = Scope::kContainer;
+  hints::PolicyOptions options;
+  // podPolicyOverride: honour the topologyd.io/topology-policy and -scope annotations.
+  bool pod_policy_override = false;
+
+  // cpuManagerPolicy static: the policy (reserved CPUs included); nullopt for none.
+  std::optional<cpu::StaticPolicy> cpu;
+  // Every CPU of the machine: the "shared pool" of every container under policy none.
+  CpuSet all_cpus;
+
+  // memoryManagerPolicy Static: true; reservedMemory in bytes.
+  bool memory_static = false;
+  std::vector<memory::ReservedMemory> reserved_memory;
+
+  // devices: the resolved pools (always present; no pools = nothing to manage).
+  device::DeviceInventory devices;
+
+  // The state of a node with nothing admitted (CPU pool = all CPUs, minus reserved with
+  // strict-cpu-reservation; memory tables at allocatable; no devices held).
+  AllocationState empty_state;
+
+  int num_nodes() const { return static_cast<int>(numa_ids.size()); }
+};
+
+// Builds and validates the node policy. INVALID_ARGUMENT (or FAILED_PRECONDITION for a machine
+// the configuration cannot run on, e.g. more NUMA nodes than max-allowable-numa-nodes) with a
+// message that starts with the config key, e.g.
+//   topologyManagerPolicy: unknown policy: "strict"
+//   cpuManagerPolicyOptions: static policy options full-pcpus-only and ... can not be used ...
+//   reservedSystemCPUs: [cpumanager] unable to build the reserved physical CPUs ...
+//   reservedMemory[1].limits.memory: invalid quantity "1Gx": ...
+//   devices: devices[0] (nvidia.com/gpu): ...
+// Rules beyond kubelet's: cpuManagerPolicy static needs reservedSystemCPUs or cpuReservedCount
+// (kubelet derives the count from kube/system-reserved, which topologyd does not have);
+// setting both is refused; topologyManagerScope must be container or pod; with
+// podPolicyOverride the policy options are parsed even when the node policy is none (a pod may
+// ask for another policy), and the NUMA limit is checked for that case too.
+[[nodiscard]] absl::StatusOr<NodePolicy> BuildNodePolicy(const config::Config& config,
+                                                         const topology::Topology& topology);
+
+}  // namespace topologyd::admission

@@ -1,0 +1,136 @@
+// BuildNodePolicy(): the semantic config checks, each error naming its config key, and the
+// empty state it derives.
+#include "lib/admission/node_policy.h"
+
+#include "tests/unit/admission/admission_test_util.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace topologyd::admission {
+namespace {
+
+using namespace ::topologyd::admission::testing;  // NOLINT
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct BadCase {
+  std::string name;
+  std::function<void(config::Config&)> change;
+  std::string prefix;
+  std::string detail;
+};
+
+TEST(NodePolicyTest, ErrorsNameTheConfigKey) {
+  const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 1});
+  const std::vector<BadCase> cases = {
+      {"tm policy", [](config::Config& c) { c.topology_manager_policy = "strict"; },
+       "topologyManagerPolicy: ", "unknown policy: \"strict\""},
+      {"tm scope", [](config::Config& c) { c.topology_manager_scope = "node"; },
+       "topologyManagerScope: ", "unknown scope: \"node\""},
+      {"tm option",
+       [](config::Config& c) {
+         c.topology_manager_policy_options = {{"fast", "true"}};
+       },
+       "topologyManagerPolicyOptions: ", "unknown Topology Manager Policy option"},
+      {"numa limit",
+       [](config::Config& c) {
+         c.topology_manager_policy_options = {{"max-allowable-numa-nodes", "1"}};
+       },
+       "topologyManagerPolicyOptions: ", "should not be less than 8"},
+      {"cpu policy", [](config::Config& c) { c.cpu_manager_policy = "dynamic"; },
+       "cpuManagerPolicy: ", "unknown policy"},
+      {"cpu option",
+       [](config::Config& c) {
+         c.cpu_manager_policy_options = {{"x", "true"}};
+       },
+       "cpuManagerPolicyOptions: ", "unknown CPU Manager Policy option"},
+      // topologyd has no feature gates: kubelet's defaults apply (alpha options off).
+      {"cpu alpha option",
+       [](config::Config& c) {
+         c.cpu_manager_policy_options = {{"distribute-cpus-across-cores", "true"}};
+       },
+       "cpuManagerPolicyOptions: ", "Alpha-level Options not enabled"},
+      {"none policy options",
+       [](config::Config& c) {
+         c.cpu_manager_policy = "none";
+         c.cpu_manager_policy_options = {{"full-pcpus-only", "true"}};
+       },
+       "cpuManagerPolicyOptions: ", "None policy"},
+      {"reserved missing cpu", [](config::Config& c) { c.reserved_system_cpus = "0,99"; },
+       "reservedSystemCPUs: ", "99 do not exist"},
+      {"reserved syntax", [](config::Config& c) { c.reserved_system_cpus = "0-"; },
+       "reservedSystemCPUs: ", ""},
+      {"both reservations", [](config::Config& c) { c.cpu_reserved_count = 2; },
+       "reservedSystemCPUs: ", "not both"},
+      {"no reservation", [](config::Config& c) { c.reserved_system_cpus.reset(); },
+       "cpuReservedCount: ", "needs reservedSystemCPUs"},
+      {"memory policy", [](config::Config& c) { c.memory_manager_policy = "static"; },
+       "memoryManagerPolicy: ", "unknown policy: \"static\""},
+      {"memory quantity", [](config::Config& c) { c.reserved_memory[0].limits["memory"] = "1Gx"; },
+       "reservedMemory[0].limits.memory: ", "invalid quantity"},
+      {"memory too large", [](config::Config& c) { c.reserved_memory[0].limits["memory"] = "1Ti"; },
+       "reservedMemory: ", ""},
+      {"memory unknown node",
+       [](config::Config& c) {
+         c.reserved_memory.push_back({.numa_node = 7, .limits = {{"memory", "1Gi"}}});
+       },
+       "reservedMemory: ", ""},
+      {"device pool", [](config::Config& c) { c.devices[0].resource_name = "cpu"; },
+       "devices: ", ""},
+  };
+  for (const BadCase& bad : cases) {
+    config::Config config = BaseConfig("best-effort");
+    bad.change(config);
+    absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+    ASSERT_FALSE(node.ok()) << bad.name;
+    EXPECT_THAT(std::string(node.status().message()), StartsWith(bad.prefix)) << bad.name;
+    EXPECT_THAT(std::string(node.status().message()), HasSubstr(bad.detail)) << bad.name;
+  }
+}
+
+TEST(NodePolicyTest, PreferClosestNeedsDistances) {
+  topology::Topology machine = Machine(MachineSpec{});
+  for (topology::NumaNode& n : machine.numa_nodes) n.distances.clear();
+  config::Config config = BaseConfig("restricted");
+  config.topology_manager_policy_options = {{"prefer-closest-numa-nodes", "true"}};
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(node.ok());
+  EXPECT_THAT(std::string(node.status().message()),
+              StartsWith("topologyManagerPolicyOptions: prefer-closest"));
+}
+
+TEST(NodePolicyTest, NumaLimitAppliesToOverridesUnderPolicyNone) {
+  const topology::Topology machine =
+      Machine(MachineSpec{.packages = 2, .numa_per_package = 8, .cores_per_numa = 1});
+  config::Config config = BaseConfig("none");
+  config.topology_manager_policy_options = {{"max-allowable-numa-nodes", "8"}};
+  EXPECT_TRUE(BuildNodePolicy(config, machine).ok());  // kubelet: none checks nothing
+  config.pod_policy_override = true;
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(node.status().message()),
+              HasSubstr("unsupported on machines with more than 8 NUMA Nodes"));
+}
+
+TEST(NodePolicyTest, BuildsTheEmptyState) {
+  const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 2});
+  config::Config config = BaseConfig("single-numa-node");
+  config.cpu_reserved_count = 2;
+  config.reserved_system_cpus.reset();
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(node->policy, hints::Policy::kSingleNumaNode);
+  EXPECT_EQ(node->numa_ids, (std::vector<int>{0, 1}));
+  ASSERT_TRUE(node->cpu.has_value());
+  EXPECT_EQ(node->cpu->reserved().Size(), 2);
+  // Without strict reservation the reserved CPUs stay in the shared pool.
+  EXPECT_EQ(node->empty_state.cpu.default_cpu_set, machine.AllCpus());
+  EXPECT_EQ(node->empty_state.memory.machine_state.size(), 2U);
+  EXPECT_EQ(node->devices.Find("nvidia.com/gpu")->devices.size(), 4U);
+  EXPECT_EQ(node->distances.size(), 2U);
+}
+
+}  // namespace
+}  // namespace topologyd::admission

@@ -1,0 +1,145 @@
+// Admission results -> lib/state records -> provider states again, and the conflicts a restart
+// must refuse.
+#include "lib/admission/state_records.h"
+
+#include "tests/unit/admission/admission_test_util.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace topologyd::admission {
+namespace {
+
+using namespace ::topologyd::admission::testing;  // NOLINT
+using ::testing::HasSubstr;
+
+// The parts of a state a restart must reproduce (kubelet forgets reuse bookkeeping too).
+AllocationState Durable(AllocationState s) {
+  s.cpu.cpus_to_reuse.clear();
+  s.memory.init_reusable.clear();
+  return s;
+}
+
+class StateRecordsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    machine_ = Machine(MachineSpec{.gpus_per_node = 2});
+    node_ = Node(BaseConfig("best-effort"), machine_);
+    state_ = node_.empty_state;
+    // A block across both nodes first (13Gi fits in no single node; once a node holds
+    // single-node blocks, kubelet's group rule keeps multi-node blocks off it).
+    Add(Pod("p3", {Ctr("wide", {{"cpu", "1"}, {"memory", "13Gi"}, {"nvidia.com/gpu", "2"}})}));
+    Add(Pod(
+        "p1",
+        {Ctr("a",
+             {{"cpu", "2"}, {"memory", "2Gi"}, {"hugepages-1Gi", "1Gi"}, {"nvidia.com/gpu", "1"}}),
+         Ctr("b", {{"cpu", "500m"}, {"memory", "1Gi"}})}));
+    Add(Pod("p2", {Ctr("a", {{"cpu", "2"}, {"memory", "1Gi"}})},
+            {Ctr("init", {{"cpu", "3"}, {"memory", "1Gi"}})}));
+  }
+  void Add(const pod::Pod& pod) {
+    AdmissionResult r = MustAdmit(node_, state_, pod);
+    ASSERT_TRUE(r.admitted) << r.message;
+    state_ = r.new_state;
+    records_.pods[pod.uid] = ToPodRecord(node_, pod, r);
+  }
+  topology::Topology machine_;
+  NodePolicy node_;
+  AllocationState state_;
+  state::State records_;
+};
+
+TEST_F(StateRecordsTest, RecordsDescribeTheAdmission) {
+  ASSERT_TRUE(state::Validate(records_).ok());
+  const state::PodRecord& p1 = records_.pods.at("p1");
+  EXPECT_EQ(p1.namespace_name, "default");
+  EXPECT_EQ(p1.qos, "Guaranteed");
+  ASSERT_EQ(p1.containers.size(), 2U);
+  EXPECT_TRUE(p1.containers[0].exclusive);
+  EXPECT_FALSE(p1.containers[1].exclusive);
+  EXPECT_EQ(p1.containers[0].devices.at("nvidia.com/gpu").size(), 1U);
+  const int n = p1.containers[0].numa_affinity.at(0);
+  EXPECT_EQ(p1.containers[0].memory.at(n).at("memory"), 2 * kGi);
+  EXPECT_EQ(p1.containers[0].memory.at(n).at("hugepages-1Gi"), kGi);
+  EXPECT_TRUE(records_.pods.at("p2").containers[0].init);
+  // The wide block lists both nodes; the bytes add up.
+  const state::ContainerRecord& wide = records_.pods.at("p3").containers[0];
+  ASSERT_EQ(wide.memory.size(), 2U);
+  EXPECT_EQ(wide.memory.at(0).at("memory") + wide.memory.at(1).at("memory"), 13 * kGi);
+}
+
+TEST_F(StateRecordsTest, RestoreRebuildsTheProviderStates) {
+  absl::StatusOr<AllocationState> restored = RestoreAllocationState(node_, records_);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(restored->cpu, Durable(state_).cpu);
+  EXPECT_EQ(restored->devices, state_.devices);
+  EXPECT_EQ(restored->memory.assignments, state_.memory.assignments);
+  EXPECT_EQ(restored->memory.machine_state, state_.memory.machine_state);
+  EXPECT_EQ(RestoreAllocationState(node_, state::State{})->cpu, node_.empty_state.cpu);
+}
+
+TEST_F(StateRecordsTest, ReservedCpuIsAConflict) {
+  config::Config config = BaseConfig("best-effort");
+  const CpuSet held = records_.pods.at("p1").containers[0].cpus;
+  config.reserved_system_cpus = std::to_string(held.Min());
+  const NodePolicy changed = Node(config, machine_);
+  absl::StatusOr<AllocationState> restored = RestoreAllocationState(changed, records_);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_EQ(restored.status().code(), absl::StatusCode::kFailedPrecondition);
+  const std::string message(restored.status().message());
+  EXPECT_THAT(message, HasSubstr("pod default/pod-p1 (uid p1) container \"a\""));
+  EXPECT_THAT(message, HasSubstr("are now reserved"));
+  EXPECT_THAT(message, HasSubstr("drain the node"));
+}
+
+TEST_F(StateRecordsTest, MissingDeviceAndPoolAreConflicts) {
+  state::State records = records_;
+  records.pods.at("p1").containers[0].devices["nvidia.com/gpu"] = {"0000:99:00.0"};
+  absl::StatusOr<AllocationState> restored = RestoreAllocationState(node_, records);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()),
+              HasSubstr("device 0000:99:00.0, which is no longer in the pool"));
+  config::Config config = BaseConfig("best-effort");
+  config.devices.clear();
+  restored = RestoreAllocationState(Node(config, machine_), records_);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()),
+              HasSubstr("no device pool serves nvidia.com/gpu"));
+}
+
+TEST_F(StateRecordsTest, SharedCpuAndDeviceAcrossPodsAreConflicts) {
+  state::State records = records_;
+  records.pods.at("p2").containers[1].cpus = records.pods.at("p1").containers[0].cpus;
+  records.pods.at("p2").containers[1].exclusive = true;
+  absl::StatusOr<AllocationState> restored = RestoreAllocationState(node_, records);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()), HasSubstr("also held by pod"));
+}
+
+TEST_F(StateRecordsTest, PolicyChangesAreConflicts) {
+  config::Config config = BaseConfig("best-effort");
+  config.memory_manager_policy = "None";
+  absl::StatusOr<AllocationState> restored =
+      RestoreAllocationState(Node(config, machine_), records_);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()), HasSubstr("memoryManagerPolicy is None"));
+  config = BaseConfig("best-effort");
+  config.cpu_manager_policy = "none";
+  config.reserved_system_cpus.reset();
+  restored = RestoreAllocationState(Node(config, machine_), records_);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()), HasSubstr("cpuManagerPolicy is none"));
+}
+
+TEST_F(StateRecordsTest, MemoryThatNoLongerFitsIsAConflict) {
+  config::Config config = BaseConfig("best-effort");
+  config.reserved_memory = {{.numa_node = 0, .limits = {{"memory", "10Gi"}}},
+                            {.numa_node = 1, .limits = {{"memory", "10Gi"}}}};
+  absl::StatusOr<AllocationState> restored =
+      RestoreAllocationState(Node(config, machine_), records_);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()), HasSubstr("no longer fit"));
+}
+
+}  // namespace
+}  // namespace topologyd::admission

@@ -1,0 +1,34 @@
+// `topoctl explain -f POD` against the daemon: the decision Admit would make, with no state
+// change, plus every provider's hints and each merge.
+//
+// --output json|yaml prints exactly the document of the offline explain
+// (lib/admission/admission_json.h, AdmissionResultToJson with the explanation):
+//   {"admitted", "reason", "message", "containers": [...], "policy", "scope", "notes",
+//    "hints": [{"container": NAME | null, "providers": {...}}],
+//    "merged": [{"container": NAME | null, "affinity": [ids] | null, "preferred", "admit"}]}
+// rebuilt from the ExplainResponse. A ResourceHints with an empty resource stands for the
+// whole provider: no map at all when no_preference is set (null), else an empty map ({}).
+// Two parts have no field in the v1 proto and are reconstructed: "notes" is always [], and
+// an upward-closed list's "universe" is the daemon's NUMA nodes (those with CPUs for the cpu
+// provider), the universe the providers use. The table form is for people.
+#pragma once
+
+#include <string>
+
+#include "tools/topoctl/command.h"
+
+#include "nlohmann/json.hpp"
+#include "topologyd/v1/topologyd.pb.h"
+
+namespace topoctl {
+
+// Runs the command: reads `pod_file` ("-" = stdin), calls Explain on g.socket, prints the
+// result in g.format(). Exit codes: 0 the pod would be admitted, 1 it would be refused (the
+// explanation is still printed; reason and message also on stderr) or the request failed.
+// A manifest without metadata.uid is explained under the uid "topoctl-explain", as offline.
+int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file);
+
+// The JSON document above, built from the daemon's reply alone.
+nlohmann::json ExplainResponseToJson(const topologyd::v1::ExplainResponse& response);
+
+}  // namespace topoctl
