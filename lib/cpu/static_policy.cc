@@ -224,6 +224,16 @@ absl::StatusOr<Allocation> StaticPolicy::Allocate(
   absl::StatusOr<CpuSet> cpus =
       AllocateCpus(topology_, take_options_, allocatable, num_cpus, affinity);
   if (!cpus.ok()) return cpus.status();
+  // kubelet's allocator can pick CPUs that are not free on maps whose core ids repeat across
+  // sockets (a core then "spans" sockets). Real discovery never builds such maps, but the
+  // policy must never hand a CPU to two containers, so that choice is refused here rather
+  // than copied.
+  if (!cpus->IsSubsetOf(allocatable)) {
+    return absl::InternalError(fmt::format(
+        "the CPU allocator chose CPUs {} that are not available (available: {}); this topology "
+        "reuses core ids across sockets",
+        cpus->Difference(allocatable).ToString(), allocatable.ToString()));
+  }
 
   result.state.default_cpu_set = state.default_cpu_set.Difference(*cpus);
   result.state.assignments[request.pod_uid][request.name] = *cpus;

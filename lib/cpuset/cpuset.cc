@@ -95,7 +95,10 @@ std::string CpuSet::ToString() const {
     if (run_start < 0) return;
     if (!out.empty()) out += ',';
     out += std::to_string(run_start);
-    if (prev != run_start) out += "-" + std::to_string(prev);
+    if (prev != run_start) {
+      out += '-';
+      out += std::to_string(prev);
+    }
   };
   for (int id : *this) {
     if (id != prev + 1) {
