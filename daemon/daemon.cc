@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -12,9 +13,11 @@
 #include <grpcpp/resource_quota.h>
 #include <grpcpp/server_posix.h>
 
+#include "lib/admission/node_policy.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/version.h"
 #include "lib/config/config_loader.h"
+#include "lib/engine/cpuset_enforcer.h"
 #include "lib/engine/engine.h"
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
@@ -22,6 +25,7 @@
 #include "lib/rpc/peer_credentials.h"
 #include "lib/rpc/topologyd_service.h"
 #include "lib/rpc/uds_listener.h"
+#include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
 
 #include "fmt/format.h"
@@ -48,6 +52,18 @@ topology::TopologySource SourceOf(const config::Config& config) {
       break;
   }
   return topology::TopologySource::Live();
+}
+
+void LogCgroupWrite(const cgroup::WriteRecord& w) {
+  std::string where = w.cgroup.empty() ? "<root>" : w.cgroup;
+  if (w.dry_run) {
+    spdlog::info("dry run: would write \"{}\" to {}/{}", w.value, where, w.file);
+  } else if (w.status.ok()) {
+    spdlog::debug("wrote \"{}\" to {}/{}", w.value, where, w.file);
+  } else {
+    spdlog::warn("cgroup write \"{}\" to {}/{} failed: {} (reconcile retries)", w.value, where,
+                 w.file, w.status.message());
+  }
 }
 
 void LogReload(const engine::ReloadRecord& record, const std::string& path) {
@@ -82,6 +98,13 @@ int CheckConfig(const std::string& config_path) {
               << "\n";
     return 1;
   }
+  // The policies themselves: option compatibility, reserved CPUs and memory, device pools.
+  absl::StatusOr<admission::NodePolicy> policy = admission::BuildNodePolicy(*config, *topology);
+  if (!policy.ok()) {
+    std::cerr << "topologyd: configuration is invalid:\n"
+              << config_path << ": " << policy.status().message() << "\n";
+    return 1;
+  }
   std::cout << "topologyd: configuration " << config_path << " is valid\n";
   return 0;
 }
@@ -112,8 +135,29 @@ int RunDaemon(const std::string& config_path) {
                machine->packages.size(), machine->numa_nodes.size(), machine->cores.size(),
                machine->cpus.size(), machine->pci_devices.size());
 
-  // Step 3: the engine.
-  engine::Engine engine(config, machine);
+  // Step 3: the engine: node policy, restored allocations, cgroup enforcement.
+  absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =
+      engine::CpusetEnforcer::Open(config->cgroup, LogCgroupWrite);
+  if (!enforcer.ok()) {
+    spdlog::critical("cannot start: cgroup root {}: {}", config->cgroup.root,
+                     enforcer.status().message());
+    return 1;
+  }
+  state::PosixFileSystem fs;
+  absl::StatusOr<std::unique_ptr<engine::Engine>> started =
+      engine::Engine::Start({.config = config,
+                             .topology = machine,
+                             .fs = &fs,
+                             .enforcer = *std::move(enforcer),
+                             .log = [](const std::string& line) { spdlog::info("{}", line); }});
+  if (!started.ok()) {
+    spdlog::critical("cannot start: {}", started.status().message());
+    return 1;
+  }
+  engine::Engine& engine = **started;
+  engine::EngineStatus initial = engine.Status();
+  spdlog::info("state: generation {}, {} pods restored from {}/state.json",
+               initial.state_generation, initial.admitted_pods, config->state_dir);
 
   // Step 4: the gRPC server, fed by our own accept loop so every peer is identified.
   rpc::PeerRegistry peers;
@@ -149,6 +193,8 @@ int RunDaemon(const std::string& config_path) {
     grpc::AddInsecureChannelFromFd(raw_server, fd);  // gRPC owns the fd from here on
   });
 
+  engine.StartReconcileLoop();
+
   // Step 5: ready.
   os::SdNotifier notifier;
   std::optional<std::chrono::microseconds> watchdog = os::SdNotifier::WatchdogInterval();
@@ -164,7 +210,9 @@ int RunDaemon(const std::string& config_path) {
   while (true) {
     std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait);
     if (!sig) {
-      if (watchdog) notifier.Watchdog();
+      // Only a healthy engine keeps systemd's watchdog fed; a wedged or failing one is
+      // restarted by it.
+      if (watchdog && engine.Healthy()) notifier.Watchdog();
       continue;
     }
     if (*sig == os::DaemonSignal::kTerminate) break;
@@ -188,8 +236,19 @@ int RunDaemon(const std::string& config_path) {
   spdlog::info("stopping");
   server->GetHealthCheckService()->Shutdown();
   (*listener)->Stop();
-  server->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+  // Drain: wait for the calls being handled to finish (bounded), then shut the server down
+  // at once. Waiting inside Shutdown() instead would also wait out idle client connections.
+  auto drain_until = std::chrono::steady_clock::now() + kShutdownGrace;
+  while (service.InFlight() > 0 && std::chrono::steady_clock::now() < drain_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  server->Shutdown(std::chrono::system_clock::now());
   server->Wait();
+  engine.StopReconcileLoop();
+  if (absl::Status s = engine.Flush(); !s.ok()) {
+    spdlog::error("final checkpoint failed: {}", s.message());
+    return 1;
+  }
   spdlog::info("stopped");
   return 0;
 }

@@ -25,6 +25,8 @@ case "${1:-}" in
     configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOLOGYD_BUILD_TESTS=OFF \
       -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
     mkdir -p .run
+    # The simulated machine of config/dev.yaml has 32 CPUs on 4 NUMA nodes.
+    tools/fake-cgroupfs.sh .run/cgroup 0-31 0-3
     echo
     echo "topologyd is starting on config/dev.yaml. From another shell, try:"
     echo "  build/tools/topoctl/topoctl --socket .run/topologyd.sock status"
@@ -40,7 +42,8 @@ case "${1:-}" in
     echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
     configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
       -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
-    (cd build-asan && ctest --output-on-failure -j "$jobs")
+    (cd build-asan && LSAN_OPTIONS="suppressions=$repo/tests/lsan.supp" \
+      UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
     ;;
   *)
     echo "usage: tools/quickstart.sh run|test" >&2

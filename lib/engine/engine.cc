@@ -1,19 +1,274 @@
 #include "lib/engine/engine.h"
 
-namespace topologyd::engine {
+#include <algorithm>
 
-Engine::Engine(std::shared_ptr<const config::Config> config,
-               std::shared_ptr<const topology::Topology> topology)
+#include "lib/admission/state_records.h"
+#include "lib/cgroup/naming.h"
+#include "lib/common/absl_fmt.h"
+#include "lib/common/status_macros.h"
+
+#include "fmt/format.h"
+
+namespace topologyd::engine {
+namespace {
+
+absl::StatusOr<cgroup::QosClass> QosOf(const state::PodRecord& pod) {
+  if (pod.qos.empty()) return cgroup::QosClass::kBurstable;  // imported from kubelet: unknown
+  return cgroup::ParseQosClass(pod.qos);
+}
+
+state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& name) {
+  for (auto& c : pod.containers) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
+  const config::Config& config = *options.config;
+  absl::StatusOr<admission::NodePolicy> policy =
+      admission::BuildNodePolicy(config, *options.topology);
+  if (!policy.ok()) {
+    return absl::FailedPreconditionError(
+        fmt::format("{}: {}", config.source_file, policy.status().message()));
+  }
+  TOPOLOGYD_ASSIGN_OR_RETURN(state::CheckpointStore store,
+                             state::CheckpointStore::Open(options.fs, config.state_dir));
+  TOPOLOGYD_ASSIGN_OR_RETURN(std::optional<state::State> loaded, store.Load());
+  auto shared_policy = std::make_shared<const admission::NodePolicy>(*std::move(policy));
+  state::State records = loaded.value_or(state::State{});
+  admission::AllocationState allocation = shared_policy->empty_state;
+  if (loaded) {
+    absl::StatusOr<admission::AllocationState> restored =
+        admission::RestoreAllocationState(*shared_policy, records);
+    if (!restored.ok()) {
+      return absl::FailedPreconditionError(fmt::format(
+          "the allocations in {} cannot be kept with {} and this machine: {}\nEither restore "
+          "the previous configuration, or drain the pods named above from this node, remove "
+          "their entries (or the state file once the node is empty) and start again.",
+          store.path(), config.source_file, restored.status().message()));
+    }
+    allocation = *std::move(restored);
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(options), std::move(shared_policy),
+                                            std::move(allocation), std::move(records),
+                                            std::move(store)));
+}
+
+Engine::Engine(EngineOptions options, std::shared_ptr<const admission::NodePolicy> policy,
+               admission::AllocationState allocation, state::State records,
+               state::CheckpointStore store)
     : started_(std::chrono::steady_clock::now()),
-      config_(std::move(config)),
-      topology_(std::move(topology)) {}
+      topology_(std::move(options.topology)),
+      log_(options.log ? std::move(options.log) : [](const std::string&) {}),
+      config_(std::move(options.config)),
+      policy_(std::move(policy)),
+      allocation_(std::move(allocation)),
+      records_(std::move(records)),
+      store_(std::move(store)),
+      committer_([this] { return WriteSnapshot(); }, records_.generation),
+      enforcer_(std::move(options.enforcer)) {
+  Enforce();  // bring cgroups in line with the restored state right away
+}
+
+Engine::~Engine() { StopReconcileLoop(); }
+
+absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
+  state::State snapshot;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    snapshot = records_;
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(store_.Save(snapshot));
+  return snapshot.generation;
+}
+
+absl::Status Engine::Commit(uint64_t generation) {
+  absl::Status s = committer_.WaitDurable(generation);
+  if (!s.ok()) {
+    return absl::UnavailableError(
+        fmt::format("the change is not acknowledged: the state checkpoint could not be written: {}",
+                    s.message()));
+  }
+  Enforce();
+  return absl::OkStatus();
+}
+
+void Engine::Enforce() {
+  if (!enforcer_) return;
+  std::lock_guard<std::mutex> enforce_lock(enforce_mu_);
+  std::vector<cgroup::CpusetTarget> targets;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    targets = CpusetEnforcer::DesiredTargets(records_, allocation_.cpu.default_cpu_set);
+  }
+  enforcer_->Apply(targets);
+}
+
+std::vector<ContainerView> Engine::Views(const state::PodRecord& pod) const {
+  std::vector<ContainerView> views = pod.containers;
+  for (auto& v : views) {
+    if (!v.exclusive) v.cpus = allocation_.cpu.default_cpu_set;
+  }
+  return views;
+}
+
+absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {
+  AdmitReply reply;
+  uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = records_.pods.find(pod.uid); it != records_.pods.end()) {
+      // Idempotent: the same uid gets the allocation it already has (once that is durable).
+      reply.admitted = true;
+      reply.containers = Views(it->second);
+      generation = records_.generation;
+    } else {
+      TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
+                                 admission::Admit(*policy_, allocation_, pod));
+      if (!result.admitted) {
+        reply.reason = result.reason;
+        reply.message = result.message;
+        reply.generation = records_.generation;
+        return reply;
+      }
+      state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
+      allocation_ = std::move(result.new_state);
+      records_.pods[pod.uid] = record;
+      generation = ++records_.generation;
+      reply.admitted = true;
+      reply.containers = Views(record);
+    }
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(Commit(generation));
+  reply.generation = generation;
+  return reply;
+}
+
+absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
+                             admission::Explain(*policy_, allocation_, pod));
+  return ExplainReply{.result = std::move(result), .policy = policy_};
+}
+
+absl::StatusOr<ContainerView> Engine::Allocate(const std::string& pod_uid,
+                                               const std::string& container,
+                                               const std::string& container_id,
+                                               const std::string& cgroup_path) {
+  if (absl::Status s = cgroup::ValidateContainerId(container_id); !s.ok()) {
+    return absl::InvalidArgumentError(fmt::format("container_id: {}", s.message()));
+  }
+  if (!cgroup_path.empty()) {
+    if (absl::Status s = cgroup::ValidateRelativeCgroupPath(cgroup_path); !s.ok()) {
+      return absl::InvalidArgumentError(fmt::format("cgroup: {}", s.message()));
+    }
+  }
+  ContainerView view;
+  uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = records_.pods.find(pod_uid);
+    if (it == records_.pods.end()) {
+      return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
+    }
+    state::PodRecord& pod = it->second;
+    state::ContainerRecord* record = FindContainer(pod, container);
+    if (record == nullptr) {
+      return absl::NotFoundError(
+          fmt::format("pod {} has no admitted container \"{}\"", pod_uid, container));
+    }
+    std::string path = cgroup_path;
+    if (path.empty()) {
+      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::CgroupDriver driver,
+                                 cgroup::ParseCgroupDriver(config_->cgroup.driver));
+      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::QosClass qos, QosOf(pod));
+      absl::StatusOr<std::string> derived = cgroup::ContainerCgroupPath(
+          driver, qos, pod_uid, container_id, cgroup::Runtime::kContainerd);
+      if (!derived.ok()) {
+        return absl::InvalidArgumentError(fmt::format("cgroup: {}", derived.status().message()));
+      }
+      path = *derived;
+    }
+    for (const auto& [uid, other_pod] : records_.pods) {
+      for (const auto& other : other_pod.containers) {
+        if (other.cgroup == path && !(uid == pod_uid && other.name == container)) {
+          return absl::InvalidArgumentError(fmt::format(
+              "cgroup: {} is already bound to pod {} container {}", path, uid, other.name));
+        }
+      }
+    }
+    if (record->container_id != container_id || record->cgroup != path) {
+      record->container_id = container_id;
+      record->cgroup = path;
+      ++records_.generation;
+    }
+    generation = records_.generation;
+    view = *record;
+    if (!view.exclusive) view.cpus = allocation_.cpu.default_cpu_set;
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(Commit(generation));
+  return view;
+}
+
+absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
+                                         const std::optional<std::string>& container) {
+  uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = records_.pods.find(pod_uid);
+    if (it == records_.pods.end()) {
+      return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
+    }
+    if (container) {
+      auto& containers = it->second.containers;
+      auto c = std::find_if(containers.begin(), containers.end(),
+                            [&](const state::ContainerRecord& r) { return r.name == *container; });
+      if (c == containers.end()) {
+        return absl::NotFoundError(
+            fmt::format("pod {} has no admitted container \"{}\"", pod_uid, *container));
+      }
+      allocation_ = admission::Release(*policy_, allocation_, pod_uid, *container);
+      containers.erase(c);
+      if (containers.empty()) records_.pods.erase(it);
+    } else {
+      allocation_ = admission::Release(*policy_, allocation_, pod_uid);
+      records_.pods.erase(it);
+    }
+    generation = ++records_.generation;
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(Commit(generation));
+  return generation;
+}
+
+AllocationsView Engine::ListAllocations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  AllocationsView view;
+  view.state = records_;
+  view.shared_pool = allocation_.cpu.default_cpu_set;
+  if (policy_->cpu) view.reserved = policy_->cpu->reserved();
+  for (auto& [uid, pod] : view.state.pods) pod.containers = Views(pod);
+  return view;
+}
 
 EngineStatus Engine::Status() const {
-  std::lock_guard<std::mutex> lock(mu_);
   EngineStatus status;
-  status.uptime = std::chrono::steady_clock::now() - started_;
-  status.config = config_;
-  status.last_reload = last_reload_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status.uptime = std::chrono::steady_clock::now() - started_;
+    status.config = config_;
+    status.last_reload = last_reload_;
+    status.state_generation = records_.generation;
+    status.admitted_pods = static_cast<uint32_t>(records_.pods.size());
+  }
+  status.durable_generation = committer_.durable_generation();
+  status.healthy = committer_.last_write_status().ok();
+  if (enforcer_) {
+    status.cgroup = enforcer_->counters();
+    status.cgroup_version = enforcer_->version_name();
+  }
   return status;
 }
 
@@ -24,22 +279,111 @@ std::shared_ptr<const config::Config> Engine::config() const {
 
 std::shared_ptr<const topology::Topology> Engine::topology() const { return topology_; }
 
+bool Engine::Healthy() const {
+  // Taking the mutex is part of the check: a wedged engine must stop the watchdog pings.
+  std::lock_guard<std::mutex> lock(mu_);
+  return committer_.last_write_status().ok();
+}
+
 ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   std::lock_guard<std::mutex> lock(mu_);
   ReloadRecord record;
   record.at = std::chrono::steady_clock::now();
   if (!next.ok()) {
-    record.ok = false;
     record.error = std::string(next.status().message());
-  } else {
-    config::ReloadPlan plan = config::PlanReload(*config_, *next);
-    record.ok = plan.refused.empty();
-    record.applied_keys = plan.applied;
-    record.refused_keys = plan.refused;
-    config_ = std::make_shared<const config::Config>(std::move(plan.effective));
+    last_reload_ = record;
+    return record;
   }
+  config::ReloadPlan plan = config::PlanReload(*config_, *next);
+  // Keys the node policy is built from are rebuilt and checked before anything changes.
+  bool policy_keys = std::any_of(plan.applied.begin(), plan.applied.end(), [](const auto& k) {
+    return k == "devices" || k == "podPolicyOverride";
+  });
+  std::shared_ptr<const admission::NodePolicy> policy = policy_;
+  if (policy_keys) {
+    absl::StatusOr<admission::NodePolicy> rebuilt =
+        admission::BuildNodePolicy(plan.effective, *topology_);
+    if (!rebuilt.ok()) {
+      record.error = fmt::format("{}: {}", next->source_file, rebuilt.status().message());
+      last_reload_ = record;
+      return record;
+    }
+    policy = std::make_shared<const admission::NodePolicy>(*std::move(rebuilt));
+  }
+  record.ok = plan.refused.empty();
+  record.applied_keys = plan.applied;
+  record.refused_keys = plan.refused;
+  config_ = std::make_shared<const config::Config>(std::move(plan.effective));
+  policy_ = std::move(policy);
   last_reload_ = record;
   return record;
+}
+
+void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
+  if (!enforcer_) return;
+  std::vector<std::pair<std::string, std::string>> to_release;  // (pod uid, container)
+  {
+    std::lock_guard<std::mutex> enforce_lock(enforce_mu_);
+    std::vector<cgroup::CpusetTarget> targets;
+    std::chrono::milliseconds grace;
+    state::State snapshot;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      targets = CpusetEnforcer::DesiredTargets(records_, allocation_.cpu.default_cpu_set);
+      grace = config_->cgroup.release_grace;
+      snapshot = records_;
+    }
+    cgroup::ReconcileReport report = enforcer_->Reconcile(targets, now);
+    for (const cgroup::GoneCgroup& gone : report.gone) {
+      if (now - gone.missing_since < grace) continue;
+      for (const auto& [uid, pod] : snapshot.pods) {
+        for (const auto& c : pod.containers) {
+          if (c.cgroup == gone.cgroup) to_release.emplace_back(uid, c.name);
+        }
+      }
+    }
+  }
+  for (const auto& [uid, name] : to_release) {
+    absl::StatusOr<uint64_t> released = Release(uid, name);
+    log_(released.ok()
+             ? fmt::format("released pod {} container {}: its cgroup has been gone longer than "
+                           "cgroup.releaseGracePeriod",
+                           uid, name)
+             : fmt::format("could not release pod {} container {} whose cgroup is gone: {}", uid,
+                           name, released.status().message()));
+  }
+}
+
+void Engine::StartReconcileLoop() {
+  if (!enforcer_ || loop_.joinable()) return;
+  loop_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(loop_mu_);
+    while (!loop_stop_) {
+      std::chrono::milliseconds period = config()->reconcile_period;
+      if (loop_cv_.wait_for(lock, period, [this] { return loop_stop_; })) break;
+      lock.unlock();
+      ReconcileOnce(std::chrono::steady_clock::now());
+      lock.lock();
+    }
+  });
+}
+
+void Engine::StopReconcileLoop() {
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    loop_stop_ = true;
+  }
+  loop_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+}
+
+absl::Status Engine::Flush() {
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    generation = records_.generation;
+  }
+  return committer_.WaitDurable(generation);
 }
 
 }  // namespace topologyd::engine

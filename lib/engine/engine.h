@@ -1,22 +1,36 @@
-// Engine: the one owner of the daemon's mutable state: the current configuration, the
-// machine topology, and (as admission lands) the allocation state. Every RPC handler and
-// the signal thread go through it; it serialises changes under one mutex and hands out
-// consistent snapshots (shared_ptr<const T>) for reads, so a reader never sees a half-made
-// change.
+// Engine: the one owner of the daemon's mutable state — the current configuration, the
+// node policy built from it, the allocation state and its checkpoint — and the one place
+// that sequences admission -> checkpoint -> cgroup writes.
 //
-// Thread-safety: all public methods are safe to call concurrently.
+// Changes (Admit, Allocate, Release) are decided under one mutex, applied in memory with a
+// new generation number, and acknowledged only once a checkpoint containing them is durable
+// (GroupCommitter: concurrent changes share one fsync). Reads (ListAllocations, Explain,
+// Status) see a consistent snapshot. A refused admission changes nothing.
+//
+// Thread-safety: every public method is safe to call concurrently.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "lib/admission/admission.h"
+#include "lib/admission/node_policy.h"
 #include "lib/config/config.h"
 #include "lib/config/config_diff.h"
+#include "lib/engine/cpuset_enforcer.h"
+#include "lib/engine/group_commit.h"
+#include "lib/pod/pod.h"
+#include "lib/state/file_store.h"
+#include "lib/state/state.h"
 #include "lib/topology/topology.h"
+
+#include "absl/status/statusor.h"
 
 namespace topologyd::engine {
 
@@ -34,29 +48,117 @@ struct EngineStatus {
   std::shared_ptr<const config::Config> config;
   std::optional<ReloadRecord> last_reload;
   uint64_t state_generation = 0;
+  uint64_t durable_generation = 0;
   uint32_t admitted_pods = 0;
+  EnforcerCounters cgroup;
+  std::string cgroup_version;  // detected ("v1"/"v2"); empty without enforcement
+  bool healthy = true;
+};
+
+// A container as the API shows it: its record, with the current shared pool as `cpus`
+// for a shared-pool container.
+using ContainerView = state::ContainerRecord;
+
+struct AdmitReply {
+  bool admitted = false;
+  std::string reason;
+  std::string message;
+  std::vector<ContainerView> containers;
+  uint64_t generation = 0;
+};
+
+struct ExplainReply {
+  admission::AdmissionResult result;
+  std::shared_ptr<const admission::NodePolicy> policy;  // for NUMA id translation
+};
+
+struct AllocationsView {
+  CpuSet reserved;
+  CpuSet shared_pool;
+  state::State state;  // with shared-pool containers showing the current pool
+};
+
+struct EngineOptions {
+  std::shared_ptr<const config::Config> config;
+  std::shared_ptr<const topology::Topology> topology;
+  state::FileSystem* fs = nullptr;              // checkpoint I/O; must outlive the engine
+  std::unique_ptr<CpusetEnforcer> enforcer;     // null: no cgroup enforcement
+  std::function<void(const std::string&)> log;  // notable events (releases by reconcile)
 };
 
 class Engine {
  public:
-  Engine(std::shared_ptr<const config::Config> config,
-         std::shared_ptr<const topology::Topology> topology);
+  // Builds the node policy, restores the checkpoint (recomputing free pools from its
+  // entries) and refuses to start — FAILED_PRECONDITION / DATA_LOSS with a message naming
+  // what conflicts and what to do — when the stored allocations cannot be kept.
+  static absl::StatusOr<std::unique_ptr<Engine>> Start(EngineOptions options);
+  ~Engine();
+
+  // Admits `pod`, idempotently by uid. A refusal is an OK reply with admitted=false.
+  // UNAVAILABLE when the checkpoint could not be written (nothing acknowledged).
+  absl::StatusOr<AdmitReply> Admit(const pod::Pod& pod);
+  // The decision Admit would make now, with every hint; changes nothing.
+  absl::StatusOr<ExplainReply> Explain(const pod::Pod& pod) const;
+  // Binds an admitted container to its runtime container id and cgroup (relative to the
+  // cgroup root; empty = derive from kubelet's naming). NOT_FOUND / INVALID_ARGUMENT.
+  absl::StatusOr<ContainerView> Allocate(const std::string& pod_uid, const std::string& container,
+                                         const std::string& container_id,
+                                         const std::string& cgroup_path);
+  // Releases a pod, or one of its containers. Returns the new generation. NOT_FOUND.
+  absl::StatusOr<uint64_t> Release(const std::string& pod_uid,
+                                   const std::optional<std::string>& container);
+  AllocationsView ListAllocations() const;
 
   EngineStatus Status() const;
   std::shared_ptr<const config::Config> config() const;
   std::shared_ptr<const topology::Topology> topology() const;
+  // False while the last checkpoint write failed; the daemon stops watchdog pings then.
+  bool Healthy() const;
 
   // Applies a re-read configuration: live keys take effect, restart-only changes are
-  // refused and recorded, and a file that failed to load (`next` not OK) keeps the old
-  // configuration. Returns what was recorded.
+  // refused and recorded, and a file that failed to load keeps the old configuration.
   ReloadRecord Reload(const absl::StatusOr<config::Config>& next);
 
+  // One reconcile pass: repair cpuset drift, release containers whose cgroup has been gone
+  // longer than cgroup.releaseGracePeriod. `now` is injectable for tests.
+  void ReconcileOnce(std::chrono::steady_clock::time_point now);
+  // Runs ReconcileOnce every reconcilePeriod on a thread until StopReconcileLoop().
+  void StartReconcileLoop();
+  void StopReconcileLoop();
+
+  // Makes everything applied so far durable (the final checkpoint at shutdown).
+  absl::Status Flush();
+
  private:
+  Engine(EngineOptions options, std::shared_ptr<const admission::NodePolicy> policy,
+         admission::AllocationState allocation, state::State records, state::CheckpointStore store);
+  absl::StatusOr<uint64_t> WriteSnapshot();
+  // Waits for `generation` to be durable, then brings the cgroups in line.
+  absl::Status Commit(uint64_t generation);
+  void Enforce();
+  std::vector<ContainerView> Views(const state::PodRecord& pod) const;  // requires mu_
+
   const std::chrono::steady_clock::time_point started_;
+  const std::shared_ptr<const topology::Topology> topology_;
+  std::function<void(const std::string&)> log_;
+
   mutable std::mutex mu_;
-  std::shared_ptr<const config::Config> config_;              // guarded by mu_
-  const std::shared_ptr<const topology::Topology> topology_;  // immutable for the daemon's life
-  std::optional<ReloadRecord> last_reload_;                   // guarded by mu_
+  std::shared_ptr<const config::Config> config_;         // guarded by mu_
+  std::shared_ptr<const admission::NodePolicy> policy_;  // guarded by mu_
+  admission::AllocationState allocation_;                // guarded by mu_
+  state::State records_;                                 // guarded by mu_
+  std::optional<ReloadRecord> last_reload_;              // guarded by mu_
+
+  state::CheckpointStore store_;  // used by one GroupCommitter writer at a time
+  GroupCommitter committer_;
+
+  std::mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
+  std::unique_ptr<CpusetEnforcer> enforcer_;
+
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool loop_stop_ = false;  // guarded by loop_mu_
+  std::thread loop_;
 };
 
 }  // namespace topologyd::engine

@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include "lib/common/version.h"
+#include "lib/rpc/admission_proto.h"
+#include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
 
 #include "fmt/format.h"
@@ -11,6 +13,15 @@ namespace topologyd::rpc {
 namespace {
 
 namespace v1 = ::topologyd::v1;
+
+// absl and gRPC share the canonical status codes.
+grpc::Status ToGrpc(const absl::Status& s) {
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+}
+
+grpc::Status InvalidArgument(const std::string& message) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
+}
 
 void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Duration* out) {
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
@@ -41,6 +52,7 @@ grpc::Status TopologydService::CheckPeer(const grpc::ServerContext& context) con
 
 grpc::Status TopologydService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
                                       v1::StatusResponse* response) {
+  CallScope scope(&in_flight_);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
   engine::EngineStatus status = engine_->Status();
   const config::Config& config = *status.config;
@@ -65,7 +77,11 @@ grpc::Status TopologydService::Status(grpc::ServerContext* context, const v1::St
   }
   v1::CgroupStatus* cgroup = response->mutable_cgroup();
   cgroup->set_apply(config.cgroup.apply);
-  cgroup->set_version(config.cgroup.version);
+  cgroup->set_version(status.cgroup_version.empty() ? config.cgroup.version
+                                                    : status.cgroup_version);
+  cgroup->set_writes(status.cgroup.writes);
+  cgroup->set_failed_writes(status.cgroup.failed_writes);
+  cgroup->set_drift_repairs(status.cgroup.drift_repairs);
   cgroup->set_driver(config.cgroup.driver);
   cgroup->set_root(config.cgroup.root);
   return grpc::Status::OK;
@@ -74,8 +90,78 @@ grpc::Status TopologydService::Status(grpc::ServerContext* context, const v1::St
 grpc::Status TopologydService::GetTopology(grpc::ServerContext* context,
                                            const v1::GetTopologyRequest*,
                                            v1::GetTopologyResponse* response) {
+  CallScope scope(&in_flight_);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
   TopologyToProto(*engine_->topology(), response->mutable_topology());
+  return grpc::Status::OK;
+}
+
+}  // namespace topologyd::rpc
+
+namespace topologyd::rpc {
+
+grpc::Status TopologydService::Admit(grpc::ServerContext* context, const v1::AdmitRequest* request,
+                                     v1::AdmitResponse* response) {
+  CallScope scope(&in_flight_);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  if (!request->has_pod()) return InvalidArgument("pod: required");
+  absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
+  if (!pod.ok()) return ToGrpc(pod.status());
+  absl::StatusOr<engine::AdmitReply> reply = engine_->Admit(*pod);
+  if (!reply.ok()) return ToGrpc(reply.status());
+  AdmitReplyToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologydService::Explain(grpc::ServerContext* context,
+                                       const v1::ExplainRequest* request,
+                                       v1::ExplainResponse* response) {
+  CallScope scope(&in_flight_);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  if (!request->has_pod()) return InvalidArgument("pod: required");
+  absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
+  if (!pod.ok()) return ToGrpc(pod.status());
+  absl::StatusOr<engine::ExplainReply> reply = engine_->Explain(*pod);
+  if (!reply.ok()) return ToGrpc(reply.status());
+  ExplainReplyToProto(*reply, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologydService::Allocate(grpc::ServerContext* context,
+                                        const v1::AllocateRequest* request,
+                                        v1::AllocateResponse* response) {
+  CallScope scope(&in_flight_);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  if (request->pod_uid().empty()) return InvalidArgument("pod_uid: required");
+  if (request->container_name().empty()) return InvalidArgument("container_name: required");
+  if (request->container_id().empty()) return InvalidArgument("container_id: required");
+  absl::StatusOr<engine::ContainerView> view = engine_->Allocate(
+      request->pod_uid(), request->container_name(), request->container_id(), request->cgroup());
+  if (!view.ok()) return ToGrpc(view.status());
+  ContainerViewToProto(*view, response->mutable_container());
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologydService::Release(grpc::ServerContext* context,
+                                       const v1::ReleaseRequest* request,
+                                       v1::ReleaseResponse* response) {
+  CallScope scope(&in_flight_);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  if (request->pod_uid().empty()) return InvalidArgument("pod_uid: required");
+  std::optional<std::string> container;
+  if (!request->container_name().empty()) container = request->container_name();
+  absl::StatusOr<uint64_t> generation = engine_->Release(request->pod_uid(), container);
+  if (!generation.ok()) return ToGrpc(generation.status());
+  response->set_state_generation(*generation);
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologydService::ListAllocations(grpc::ServerContext* context,
+                                               const v1::ListAllocationsRequest*,
+                                               v1::ListAllocationsResponse* response) {
+  CallScope scope(&in_flight_);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+  AllocationsToProto(engine_->ListAllocations(), response);
   return grpc::Status::OK;
 }
 

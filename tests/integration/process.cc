@@ -140,7 +140,18 @@ std::optional<int> DaemonProcess::WaitForExit(std::chrono::seconds deadline) {
   return std::nullopt;
 }
 
+void MakeFakeCgroupRoot(const std::string& root) {
+  std::filesystem::create_directories(root);
+  WriteFile(root + "/cgroup.controllers", "cpuset cpu io memory pids\n");
+  WriteFile(root + "/cgroup.subtree_control", "cpuset\n");
+  WriteFile(root + "/cgroup.procs", "");
+  WriteFile(root + "/cpuset.cpus", "0-15\n");
+  WriteFile(root + "/cpuset.mems", "0-1\n");
+  WriteFile(root + "/cpuset.cpus.effective", "0-15\n");
+}
+
 std::string MinimalConfig(const std::string& dir, const std::string& extra) {
+  MakeFakeCgroupRoot(dir + "/cgroup");
   return "listen: unix://" + dir + "/topologyd.sock\n" +
          "allowedPeers: {uids: [0], sameUser: true}\n"
          "stateDir: " +

@@ -60,7 +60,11 @@ class DaemonProcess {
   pid_t pid_ = -1;
 };
 
-// A config for a simulated machine with everything under `dir`.
+// A cgroup v2 root with the cpuset controller, as the kernel shows it, under `root`.
+void MakeFakeCgroupRoot(const std::string& root);
+
+// A config for a simulated 16-CPU machine with everything under `dir`; also lays out the
+// fake cgroup root (dir/cgroup) the config names.
 std::string MinimalConfig(const std::string& dir, const std::string& extra = "");
 
 }  // namespace topologyd::testing

@@ -1,12 +1,18 @@
-// `topoctl topology [--input FILE.xml | --synthetic STR]`: prints the machine topology as
-// topologyd models it (ARCHITECTURE.md 3.1). Without a source it discovers this machine.
-// --output json prints the contract JSON; yaml prints the same JSON, which is valid YAML.
+// `topoctl topology [--input FILE.xml | --synthetic STR | --live]`: prints the machine
+// topology as topologyd models it (ARCHITECTURE.md 3.1). Without a source it asks the daemon
+// (GetTopology) for the machine it decides on; --live discovers this machine with hwloc
+// instead, without a daemon. Every source gives the same rendering: --output json prints the
+// contract JSON, yaml the same document as YAML.
 #include <iostream>
 #include <string>
 
+#include "lib/common/absl_fmt.h"
+#include "lib/rpc/topology_proto.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_output.h"
 
 #include "CLI/CLI.hpp"
 
@@ -18,21 +24,45 @@ namespace topo = ::topologyd::topology;
 struct TopologyOptions {
   std::string input;
   std::string synthetic;
+  bool live = false;
 };
 
-int RunTopology(const TopologyOptions& options, OutputFormat format) {
-  topo::TopologySource source = topo::TopologySource::Live();
-  if (!options.input.empty()) source = topo::TopologySource::Xml(options.input);
-  if (!options.synthetic.empty()) source = topo::TopologySource::Synthetic(options.synthetic);
-  auto topology = topo::LoadTopology(source);
-  if (!topology.ok()) {
-    std::cerr << "topoctl topology: " << topology.status().message() << "\n";
-    return kExitRefused;
+// The daemon's topology; on failure, the reason has been printed on stderr.
+absl::StatusOr<topo::Topology> FetchFromDaemon(const GlobalOptions& g) {
+  auto stub = ConnectToDaemon(g.socket);
+  topologyd::v1::GetTopologyResponse response;
+  grpc::Status s = stub->GetTopology(CallContext().get(), {}, &response);
+  if (!s.ok()) {
+    ReportRpcError("topology", s, g.socket);
+    return absl::UnavailableError(s.error_message());
   }
-  if (format == OutputFormat::kTable) {
+  auto topology = topologyd::rpc::TopologyFromProto(response.topology());
+  if (!topology.ok()) {
+    std::cerr << "topoctl topology: the daemon sent an unreadable topology: "
+              << topology.status().message() << "\n";
+  }
+  return topology;
+}
+
+int RunTopology(const TopologyOptions& options, const GlobalOptions& g) {
+  absl::StatusOr<topo::Topology> topology;
+  if (options.live || !options.input.empty() || !options.synthetic.empty()) {
+    topo::TopologySource source = topo::TopologySource::Live();
+    if (!options.input.empty()) source = topo::TopologySource::Xml(options.input);
+    if (!options.synthetic.empty()) source = topo::TopologySource::Synthetic(options.synthetic);
+    topology = topo::LoadTopology(source);
+    if (!topology.ok()) {
+      std::cerr << "topoctl topology: " << topology.status().message() << "\n";
+      return kExitRefused;
+    }
+  } else {
+    topology = FetchFromDaemon(g);
+    if (!topology.ok()) return kExitRefused;
+  }
+  if (g.format() == OutputFormat::kTable) {
     std::cout << topo::TopologyToTable(*topology);
   } else {
-    std::cout << topo::TopologyToJson(*topology).dump(2) << "\n";
+    PrintDocument(topo::TopologyToJson(*topology), g.format());
   }
   return kExitOk;
 }
@@ -40,17 +70,20 @@ int RunTopology(const TopologyOptions& options, OutputFormat format) {
 void InstallTopology(CLI::App& root, CommandContext& context) {
   auto options = std::make_shared<TopologyOptions>();
   CLI::App* command = root.add_subcommand(
-      "topology", "show the CPU/memory/device topology (live machine, hwloc XML or synthetic)");
+      "topology",
+      "show the CPU/memory/device topology (the daemon's, this machine's, hwloc XML or synthetic)");
   CLI::Option* input = command->add_option("--input", options->input,
                                            "hwloc XML file to read instead of this machine");
   CLI::Option* synthetic =
       command->add_option("--synthetic", options->synthetic,
                           "hwloc synthetic description, e.g. \"pack:2 numa:4 core:8 pu:2\"");
+  CLI::Option* live = command->add_flag(
+      "--live", options->live, "discover this machine with hwloc instead of asking the daemon");
   input->excludes(synthetic);
+  live->excludes(input);
+  live->excludes(synthetic);
   command->callback([options, &context] {
-    context.action = [options, &context] {
-      return RunTopology(*options, context.globals->format());
-    };
+    context.action = [options, &context] { return RunTopology(*options, *context.globals); };
   });
 }
 

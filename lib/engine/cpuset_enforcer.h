@@ -1,0 +1,67 @@
+// CpusetEnforcer: keeps the kernel's cpusets in line with the allocation records.
+//
+// Every container bound to a cgroup (by Allocate) gets a target: its exclusive CPUs, or the
+// current shared pool; and its memory NUMA nodes as cpuset.mems when the Memory Manager
+// placed it (otherwise mems are left alone). After each durable state change the engine
+// passes the whole desired picture; the cgroup layer orders the writes so the kernel never
+// refuses one, and reports failures per container without aborting the batch. Reconcile()
+// reads every target back, repairs drift and reports cgroups that have disappeared.
+//
+// Thread-safety: all methods are serialised internally.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "lib/cgroup/cpuset_manager.h"
+#include "lib/config/config.h"
+#include "lib/cpuset/cpuset.h"
+#include "lib/state/state.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::engine {
+
+struct EnforcerCounters {
+  uint64_t writes = 0;
+  uint64_t failed_writes = 0;
+  uint64_t drift_repairs = 0;
+};
+
+class CpusetEnforcer {
+ public:
+  // Opens the configured cgroup root (detecting the version when `auto`). `sink` sees every
+  // write, made or (dry run) not.
+  static absl::StatusOr<std::unique_ptr<CpusetEnforcer>> Open(const config::CgroupConfig& config,
+                                                              cgroup::WriteSink sink);
+
+  // The targets for every container of `state` that has a cgroup.
+  static std::vector<cgroup::CpusetTarget> DesiredTargets(const state::State& state,
+                                                          const CpuSet& shared_pool);
+
+  // Makes the kernel match `desired`, registering new cgroups and forgetting those no
+  // longer desired. Per-container failures are logged through the sink and counted.
+  cgroup::ApplyResult Apply(const std::vector<cgroup::CpusetTarget>& desired);
+
+  // Reads back and repairs; `gone` lists cgroups missing since the given time.
+  cgroup::ReconcileReport Reconcile(const std::vector<cgroup::CpusetTarget>& desired,
+                                    cgroup::Timestamp now);
+
+  EnforcerCounters counters() const;
+  std::string version_name() const;
+
+ private:
+  CpusetEnforcer(std::unique_ptr<cgroup::CpusetManager> manager, std::string version_name);
+  // Registers the targets' cgroups and unregisters the rest; returns targets with valid paths.
+  std::vector<cgroup::CpusetTarget> SyncRegistrations(
+      const std::vector<cgroup::CpusetTarget>& desired);
+  void Count(const cgroup::ApplyResult& result);
+
+  mutable std::mutex mu_;
+  std::unique_ptr<cgroup::CpusetManager> manager_;  // guarded by mu_
+  EnforcerCounters counters_;                       // guarded by mu_
+  std::string version_name_;
+};
+
+}  // namespace topologyd::engine

@@ -1,0 +1,255 @@
+#include "lib/rpc/pod_proto.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/common/absl_fmt.h"
+#include "lib/common/status_macros.h"
+
+#include "fmt/format.h"
+
+namespace topologyd::rpc {
+namespace {
+
+namespace v1 = ::topologyd::v1;
+
+constexpr size_t kMaxUidLength = 64;
+constexpr size_t kMaxLabelLength = 63;
+constexpr size_t kMaxSubdomainLength = 253;
+
+absl::Status FieldError(std::string_view path, std::string_view message) {
+  return absl::InvalidArgumentError(fmt::format("{}: {}", path, message));
+}
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?, 1..63 characters.
+bool IsDnsLabel(std::string_view s) {
+  if (s.empty() || s.size() > kMaxLabelLength) return false;
+  if (!IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) return false;
+  for (char c : s) {
+    if (!IsLowerAlnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// Dot-separated DNS labels, at most 253 characters in all.
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > kMaxSubdomainLength) return false;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = s.find('.', start);
+    const std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (!IsDnsLabel(label)) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// Kubernetes qualified name: [DNS subdomain "/"] name, where name is
+// [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])? of at most 63 characters.
+bool IsQualifiedName(std::string_view s) {
+  std::string_view name = s;
+  if (const size_t slash = s.find('/'); slash != std::string_view::npos) {
+    if (!IsDnsSubdomain(s.substr(0, slash))) return false;
+    name = s.substr(slash + 1);
+  }
+  if (name.empty() || name.size() > kMaxLabelLength) return false;
+  if (!IsAlnum(name.front()) || !IsAlnum(name.back())) return false;
+  for (char c : name) {
+    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+bool IsSafeUid(std::string_view s) {
+  if (s.empty() || s.size() > kMaxUidLength) return false;
+  for (char c : s) {
+    if (!IsAlnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// A value quoted for an error message; escapes what would make the message ambiguous or
+// unprintable, and shortens very long values.
+std::string Quoted(std::string_view s) {
+  constexpr size_t kMaxShown = 80;
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  if (s.size() > kMaxShown) out += "...";
+  return out;
+}
+
+// Protobuf maps iterate in no particular order; sorting the keys makes the first error
+// reported (and so every message) deterministic.
+template <typename Map>
+std::vector<std::string> SortedKeys(const Map& map) {
+  std::vector<std::string> keys;
+  keys.reserve(map.size());
+  for (const auto& [key, value] : map) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+absl::StatusOr<pod::ResourceList> ResourcesFromProto(
+    const google::protobuf::Map<std::string, std::string>& in, const std::string& path) {
+  pod::ResourceList out;
+  for (const std::string& name : SortedKeys(in)) {
+    const std::string field = fmt::format("{}[{}]", path, Quoted(name));
+    if (!IsQualifiedName(name)) return FieldError(field, "invalid resource name");
+    auto q = pod::Quantity::Parse(in.at(name));
+    if (!q.ok()) return FieldError(field, std::string(q.status().message()));
+    if (q->IsNegative()) return FieldError(field, "must be greater than or equal to 0");
+    out.emplace(name, *q);
+  }
+  return out;
+}
+
+// The API server's request/limit rules that kubelet's managers rely on (as in
+// lib/pod/pod_manifest.cc), checked before requests are defaulted from limits.
+absl::Status ValidateRequestsAgainstLimits(const pod::Container& c, const std::string& path) {
+  for (const auto& [name, limit] : c.limits) {
+    auto request = c.requests.find(name);
+    if (request == c.requests.end()) continue;
+    const std::string field = fmt::format("{}.requests[{}]", path, Quoted(name));
+    const bool must_equal = pod::IsHugePageResourceName(name) || pod::IsExtendedResourceName(name);
+    if (must_equal && request->second != limit) {
+      return FieldError(field,
+                        fmt::format("must be equal to {} limit of {}", name, limit.ToString()));
+    }
+    if (limit < request->second) {
+      return FieldError(field, fmt::format("must be less than or equal to {} limit of {}", name,
+                                           limit.ToString()));
+    }
+  }
+  for (const auto& [name, request] : c.requests) {
+    const bool must_equal = pod::IsHugePageResourceName(name) || pod::IsExtendedResourceName(name);
+    if (must_equal && !c.limits.contains(name)) {
+      return FieldError(fmt::format("{}.requests[{}]", path, Quoted(name)),
+                        "a limit equal to the request is required for this resource");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<pod::Container> ContainerFromProto(const v1::Container& in, const std::string& path,
+                                                  bool init) {
+  pod::Container c;
+  if (in.name().empty()) return FieldError(path + ".name", "required");
+  if (!IsDnsLabel(in.name())) {
+    return FieldError(path + ".name",
+                      fmt::format("invalid container name {}: must be a DNS label "
+                                  "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
+                                  Quoted(in.name())));
+  }
+  c.name = in.name();
+  const std::string& policy = in.restart_policy();
+  if (!policy.empty() && policy != "Always" && policy != "Never" && policy != "OnFailure") {
+    return FieldError(
+        path + ".restart_policy",
+        fmt::format("unsupported value {}: expected Always, Never or OnFailure", Quoted(policy)));
+  }
+  c.restart_always = init && policy == "Always";
+  TOPOLOGYD_ASSIGN_OR_RETURN(c.requests, ResourcesFromProto(in.requests(), path + ".requests"));
+  TOPOLOGYD_ASSIGN_OR_RETURN(c.limits, ResourcesFromProto(in.limits(), path + ".limits"));
+  TOPOLOGYD_RETURN_IF_ERROR(ValidateRequestsAgainstLimits(c, path));
+  return c;
+}
+
+absl::StatusOr<std::vector<pod::Container>> ContainersFromProto(
+    const google::protobuf::RepeatedPtrField<v1::Container>& in, std::string_view key, bool init,
+    std::set<std::string>& names) {
+  std::vector<pod::Container> out;
+  for (int i = 0; i < in.size(); ++i) {
+    const std::string path = fmt::format("pod.{}[{}]", key, i);
+    TOPOLOGYD_ASSIGN_OR_RETURN(pod::Container c, ContainerFromProto(in.Get(i), path, init));
+    if (!names.insert(c.name).second) {
+      return FieldError(path + ".name", fmt::format("duplicate container name {}", Quoted(c.name)));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void ContainerToProto(const pod::Container& in, bool init, v1::Container* out) {
+  out->set_name(in.name);
+  for (const auto& [name, q] : in.requests) (*out->mutable_requests())[name] = q.ToString();
+  for (const auto& [name, q] : in.limits) (*out->mutable_limits())[name] = q.ToString();
+  if (init && in.restart_always) out->set_restart_policy("Always");
+}
+
+}  // namespace
+
+void PodToProto(const pod::Pod& in, v1::Pod* out) {
+  out->Clear();
+  out->set_uid(in.uid);
+  out->set_namespace_(in.namespace_name);
+  out->set_name(in.name);
+  for (const auto& [key, value] : in.annotations) (*out->mutable_annotations())[key] = value;
+  for (const pod::Container& c : in.init_containers) {
+    ContainerToProto(c, /*init=*/true, out->add_init_containers());
+  }
+  for (const pod::Container& c : in.containers) {
+    ContainerToProto(c, /*init=*/false, out->add_containers());
+  }
+}
+
+absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
+  pod::Pod out;
+  if (in.uid().empty()) return FieldError("pod.uid", "required");
+  if (!IsSafeUid(in.uid())) {
+    return FieldError("pod.uid", fmt::format("invalid uid {}: expected 1 to 64 of [A-Za-z0-9-]",
+                                             Quoted(in.uid())));
+  }
+  out.uid = in.uid();
+  if (in.name().empty()) return FieldError("pod.name", "required");
+  if (!IsDnsSubdomain(in.name())) {
+    return FieldError("pod.name",
+                      fmt::format("invalid pod name {}: must be a DNS subdomain (lower-case "
+                                  "alphanumerics, '-' and '.', at most 253 characters)",
+                                  Quoted(in.name())));
+  }
+  out.name = in.name();
+  out.namespace_name = in.namespace_().empty() ? "default" : in.namespace_();
+  if (!IsDnsLabel(out.namespace_name)) {
+    return FieldError("pod.namespace",
+                      fmt::format("invalid namespace {}: must be a DNS label "
+                                  "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
+                                  Quoted(out.namespace_name)));
+  }
+  for (const std::string& key : SortedKeys(in.annotations())) {
+    if (!IsQualifiedName(key)) {
+      return FieldError(fmt::format("pod.annotations[{}]", Quoted(key)),
+                        "invalid annotation key: must be a qualified name ([prefix/]name)");
+    }
+    out.annotations.emplace(key, in.annotations().at(key));
+  }
+  std::set<std::string> names;
+  TOPOLOGYD_ASSIGN_OR_RETURN(
+      out.init_containers,
+      ContainersFromProto(in.init_containers(), "init_containers", /*init=*/true, names));
+  TOPOLOGYD_ASSIGN_OR_RETURN(
+      out.containers, ContainersFromProto(in.containers(), "containers", /*init=*/false, names));
+  if (out.containers.empty())
+    return FieldError("pod.containers", "at least one container is required");
+  pod::ApplyRequestDefaults(out);
+  return out;
+}
+
+}  // namespace topologyd::rpc

@@ -1,0 +1,317 @@
+// The engine end to end, in process: admission -> durable checkpoint -> cpusets in a fake
+// cgroup v2 tree, restart recovery, refusal to start on state the config cannot keep, and
+// failed checkpoint writes that must not acknowledge anything.
+#include "lib/engine/engine.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lib/state/file_system.h"
+#include "lib/topology/hwloc_source.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace topologyd::engine {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "topologyd-engine-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+// A v2 cgroup directory as the kernel would show it, with the cpuset controller enabled.
+void MakeCgroup(const std::string& dir, const std::string& cpus) {
+  WriteText(dir + "/cgroup.controllers", "cpuset cpu memory\n");
+  WriteText(dir + "/cgroup.subtree_control", "cpuset\n");
+  WriteText(dir + "/cgroup.procs", "");
+  WriteText(dir + "/cpuset.cpus", cpus + "\n");
+  WriteText(dir + "/cpuset.mems", "0-1\n");
+  WriteText(dir + "/cpuset.cpus.effective", cpus + "\n");
+}
+
+pod::Pod MakePod(const std::string& uid, const std::string& cpu) {
+  pod::Pod p;
+  p.uid = uid;
+  p.namespace_name = "default";
+  p.name = "pod-" + uid;
+  pod::Container c;
+  c.name = "app";
+  c.requests["cpu"] = *pod::Quantity::Parse(cpu);
+  c.requests["memory"] = *pod::Quantity::Parse("1Gi");
+  c.limits = c.requests;
+  p.containers.push_back(c);
+  return p;
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto loaded = topology::LoadTopology(
+        topology::TopologySource::Synthetic("pack:2 numa:1 core:4 pu:2"));  // 16 CPUs, 2 nodes
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    topology_ = std::make_shared<const topology::Topology>(*loaded);
+    config_.state_dir = dir_.path() + "/state";
+    config_.cpu_manager_policy = "static";
+    config_.reserved_system_cpus = "0";
+    config_.topology_manager_policy = "best-effort";
+    config_.cgroup.root = dir_.path() + "/cgroup";
+    config_.cgroup.driver = "cgroupfs";
+    config_.cgroup.version = "v2";
+    config_.source_file = "test.yaml";
+    MakeCgroup(config_.cgroup.root, "0-15");
+  }
+
+  absl::StatusOr<std::unique_ptr<Engine>> StartEngine(state::FileSystem* fs = nullptr) {
+    EngineOptions options;
+    options.config = std::make_shared<const config::Config>(config_);
+    options.topology = topology_;
+    options.fs = fs ? fs : &posix_;
+    auto enforcer = CpusetEnforcer::Open(config_.cgroup, nullptr);
+    if (!enforcer.ok()) return enforcer.status();
+    options.enforcer = *std::move(enforcer);
+    return Engine::Start(std::move(options));
+  }
+
+  std::string Cg(const std::string& rel) { return config_.cgroup.root + "/" + rel; }
+
+  TempDir dir_;
+  config::Config config_;
+  std::shared_ptr<const topology::Topology> topology_;
+  state::PosixFileSystem posix_;
+};
+
+TEST_F(EngineTest, AdmitsDurablyAndIdempotentlyAndReleases) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto reply = (*engine)->Admit(MakePod("pod-a", "2"));
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  ASSERT_TRUE(reply->admitted) << reply->reason << ": " << reply->message;
+  ASSERT_EQ(reply->containers.size(), 1u);
+  EXPECT_TRUE(reply->containers[0].exclusive);
+  EXPECT_EQ(reply->containers[0].cpus.Size(), 2);
+  EXPECT_FALSE(reply->containers[0].cpus.Contains(0)) << "reserved CPU given out";
+  EXPECT_EQ(reply->generation, 1u);
+  // Acknowledged means on disk.
+  EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("pod-a"));
+  EXPECT_EQ((*engine)->Status().durable_generation, 1u);
+
+  auto again = (*engine)->Admit(MakePod("pod-a", "2"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->containers[0].cpus, reply->containers[0].cpus);
+  EXPECT_EQ(again->generation, 1u) << "idempotent admit changed state";
+
+  AllocationsView view = (*engine)->ListAllocations();
+  EXPECT_EQ(view.reserved, CpuSet({0}));
+  EXPECT_FALSE(view.shared_pool.Intersects(reply->containers[0].cpus));
+
+  auto released = (*engine)->Release("pod-a", std::nullopt);
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(*released, 2u);
+  EXPECT_TRUE((*engine)->ListAllocations().shared_pool.IsSubsetOf(CpuSet::Range(0, 15)));
+  EXPECT_EQ((*engine)->ListAllocations().shared_pool.Size(), 16);
+  EXPECT_EQ((*engine)->Release("pod-a", std::nullopt).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(EngineTest, RefusedAdmissionChangesNothing) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  auto reply = (*engine)->Admit(MakePod("big", "64"));
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  EXPECT_FALSE(reply->admitted);
+  EXPECT_FALSE(reply->reason.empty());
+  EXPECT_EQ((*engine)->Status().state_generation, 0u);
+  EXPECT_TRUE((*engine)->ListAllocations().state.pods.empty());
+  EXPECT_FALSE(std::filesystem::exists(config_.state_dir + "/state.json"));
+}
+
+TEST_F(EngineTest, ExplainDecidesLikeAdmitWithoutChangingState) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  auto explained = (*engine)->Explain(MakePod("pod-e", "4"));
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_TRUE(explained->result.admitted);
+  EXPECT_FALSE(explained->result.explanation.merges.empty());
+  EXPECT_EQ((*engine)->Status().state_generation, 0u);
+  auto admitted = (*engine)->Admit(MakePod("pod-e", "4"));
+  ASSERT_TRUE(admitted.ok());
+  EXPECT_EQ(admitted->containers[0].cpus, explained->result.containers[0].cpus);
+}
+
+TEST_F(EngineTest, AllocatePinsCgroupsAndSharedPoolFollowsExclusiveAdmissions) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  // A burstable pod in the shared pool, bound to its cgroup.
+  pod::Pod shared = MakePod("shared", "500m");
+  shared.containers[0].limits.clear();
+  ASSERT_TRUE((*engine)->Admit(shared).ok());
+  MakeCgroup(Cg("kubepods"), "0-15");
+  MakeCgroup(Cg("kubepods/burstable"), "0-15");
+  MakeCgroup(Cg("kubepods/burstable/podshared"), "0-15");
+  MakeCgroup(Cg("kubepods/burstable/podshared/c1"), "0-15");
+  auto bound = (*engine)->Allocate("shared", "app", "c1", "kubepods/burstable/podshared/c1");
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_FALSE(bound->exclusive);
+  EXPECT_EQ(ReadText(Cg("kubepods/burstable/podshared/c1/cpuset.cpus")), "0-15");
+
+  // An exclusive admission shrinks the shared container's cpuset.
+  auto excl = (*engine)->Admit(MakePod("excl", "4"));
+  ASSERT_TRUE(excl.ok() && excl->admitted);
+  CpuSet pool = CpuSet::Range(0, 15).Difference(excl->containers[0].cpus);
+  EXPECT_EQ(ReadText(Cg("kubepods/burstable/podshared/c1/cpuset.cpus")), pool.ToString());
+
+  // Drift is repaired by reconcile.
+  WriteText(Cg("kubepods/burstable/podshared/c1/cpuset.cpus"), "0-15\n");
+  (*engine)->ReconcileOnce(std::chrono::steady_clock::now());
+  EXPECT_EQ(ReadText(Cg("kubepods/burstable/podshared/c1/cpuset.cpus")), pool.ToString());
+  EXPECT_GE((*engine)->Status().cgroup.drift_repairs, 1u);
+
+  // Releasing the exclusive pod gives the CPUs back to the shared container.
+  ASSERT_TRUE((*engine)->Release("excl", std::nullopt).ok());
+  EXPECT_EQ(ReadText(Cg("kubepods/burstable/podshared/c1/cpuset.cpus")), "0-15");
+}
+
+TEST_F(EngineTest, AllocateRefusesUnknownPodsAndUnsafePaths) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  ASSERT_TRUE((*engine)->Admit(MakePod("p", "1")).ok());
+  EXPECT_EQ((*engine)->Allocate("nope", "app", "c1", "").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ((*engine)->Allocate("p", "nope", "c1", "").status().code(),
+            absl::StatusCode::kNotFound);
+  for (const char* bad : {"../escape", "/etc", "a/../../b", "a\nb"}) {
+    EXPECT_EQ((*engine)->Allocate("p", "app", "c1", bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_EQ((*engine)->Allocate("p", "app", "../c1", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/escape"));
+}
+
+TEST_F(EngineTest, ContainerGoneLongerThanGraceIsReleased) {
+  config_.cgroup.release_grace = std::chrono::seconds(30);
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  ASSERT_TRUE((*engine)->Admit(MakePod("gone", "2")).ok());
+  MakeCgroup(Cg("pods/gone"), "0-15");
+  ASSERT_TRUE((*engine)->Allocate("gone", "app", "c9", "pods/gone").ok());
+  std::filesystem::remove_all(Cg("pods/gone"));
+  auto t0 = std::chrono::steady_clock::now();
+  (*engine)->ReconcileOnce(t0);
+  EXPECT_EQ((*engine)->ListAllocations().state.pods.count("gone"), 1u) << "released too early";
+  (*engine)->ReconcileOnce(t0 + std::chrono::seconds(31));
+  EXPECT_EQ((*engine)->ListAllocations().state.pods.count("gone"), 0u);
+}
+
+TEST_F(EngineTest, RestartRestoresEveryAllocation) {
+  AllocationsView before;
+  {
+    auto engine = StartEngine();
+    ASSERT_TRUE(engine.ok());
+    for (std::string uid : {"a", "b", "c"}) ASSERT_TRUE((*engine)->Admit(MakePod(uid, "2")).ok());
+    ASSERT_TRUE((*engine)->Release("b", std::nullopt).ok());
+    before = (*engine)->ListAllocations();
+  }
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  AllocationsView after = (*engine)->ListAllocations();
+  EXPECT_EQ(after.state, before.state);
+  EXPECT_EQ(after.shared_pool, before.shared_pool) << "free pool not recomputed from entries";
+  // New admissions do not reuse restored CPUs.
+  auto d = (*engine)->Admit(MakePod("d", "2"));
+  ASSERT_TRUE(d.ok() && d->admitted);
+  for (const auto& [uid, pod] : after.state.pods) {
+    EXPECT_FALSE(pod.containers[0].cpus.Intersects(d->containers[0].cpus)) << uid;
+  }
+}
+
+TEST_F(EngineTest, RefusesToStartWhenAnAllocatedCpuBecomesReserved) {
+  CpuSet given;
+  {
+    auto engine = StartEngine();
+    ASSERT_TRUE(engine.ok());
+    auto r = (*engine)->Admit(MakePod("victim", "2"));
+    ASSERT_TRUE(r.ok() && r->admitted);
+    given = r->containers[0].cpus;
+  }
+  config_.reserved_system_cpus = CpuSet({0, given.Min()}).ToString();
+  auto engine = StartEngine();
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(engine.status().message(), HasSubstr("state.json"));
+  EXPECT_THAT(engine.status().message(), HasSubstr("drain"));
+}
+
+TEST_F(EngineTest, StartsAfterAChangeTheAllocationsSurvive) {
+  {
+    auto engine = StartEngine();
+    ASSERT_TRUE(engine.ok());
+    ASSERT_TRUE((*engine)->Admit(MakePod("keep", "2")).ok());
+  }
+  config_.topology_manager_policy = "restricted";
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  EXPECT_EQ((*engine)->ListAllocations().state.pods.count("keep"), 1u);
+}
+
+TEST_F(EngineTest, CorruptCheckpointStopsStartUp) {
+  {
+    auto engine = StartEngine();
+    ASSERT_TRUE(engine.ok());
+    ASSERT_TRUE((*engine)->Admit(MakePod("x", "2")).ok());
+  }
+  std::string path = config_.state_dir + "/state.json";
+  std::string text = ReadText(path);
+  text[text.find("\"x\"") + 1] = 'y';
+  WriteText(path, text);
+  auto engine = StartEngine();
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
+  state::FaultInjectingFileSystem faulty(&posix_);
+  auto engine = StartEngine(&faulty);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  faulty.ResetCountForTest();
+  faulty.FailOperation(1, ENOSPC);
+  auto reply = (*engine)->Admit(MakePod("p1", "2"));
+  EXPECT_EQ(reply.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE((*engine)->Healthy());
+  // The client retries (same uid): now it is written and acknowledged.
+  auto retry = (*engine)->Admit(MakePod("p1", "2"));
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_TRUE(retry->admitted);
+  EXPECT_TRUE((*engine)->Healthy());
+  EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
+}
+
+}  // namespace
+}  // namespace topologyd::engine

@@ -1,0 +1,56 @@
+// topoctl release --pod UID [--container NAME]: releases a pod's allocation, or one
+// container's. Prints {"released": true, "state_generation": N}; an unknown pod or container
+// exits 1 with the daemon's message.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "tools/topoctl/command.h"
+#include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_output.h"
+
+#include "CLI/CLI.hpp"
+#include "nlohmann/json.hpp"
+
+namespace topoctl {
+namespace {
+
+struct ReleaseOptions {
+  std::string pod;
+  std::string container;
+};
+
+int RunRelease(const GlobalOptions& g, const ReleaseOptions& o) {
+  topologyd::v1::ReleaseRequest request;
+  request.set_pod_uid(o.pod);
+  request.set_container_name(o.container);
+  topologyd::v1::ReleaseResponse response;
+  auto stub = ConnectToDaemon(g.socket);
+  grpc::Status s = stub->Release(CallContext().get(), request, &response);
+  if (!s.ok()) return ReportRpcError("release", s, g.socket);
+
+  nlohmann::json doc = {{"released", true}, {"state_generation", response.state_generation()}};
+  if (g.format() == OutputFormat::kTable) {
+    std::cout << "released pod " << o.pod;
+    if (!o.container.empty()) std::cout << " container " << o.container;
+    std::cout << " (state generation " << response.state_generation() << ")\n";
+  } else {
+    PrintDocument(doc, g.format());
+  }
+  return kExitOk;
+}
+
+void Install(CLI::App& root, CommandContext& ctx) {
+  auto options = std::make_shared<ReleaseOptions>();
+  CLI::App* cmd = root.add_subcommand("release", "release a pod's allocation, or one container's");
+  cmd->add_option("--pod", options->pod, "pod uid")->required();
+  cmd->add_option("--container", options->container, "container name (default: the whole pod)");
+  cmd->callback([&ctx, options] {
+    ctx.action = [&ctx, options] { return RunRelease(*ctx.globals, *options); };
+  });
+}
+
+TOPOCTL_REGISTER_COMMAND(Install);
+
+}  // namespace
+}  // namespace topoctl

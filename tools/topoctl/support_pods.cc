@@ -1,0 +1,116 @@
+#include "tools/topoctl/support_pods.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "lib/common/absl_fmt.h"
+#include "lib/pod/pod_manifest.h"
+#include "lib/rpc/pod_proto.h"
+#include "tools/topoctl/support_output.h"
+
+#include "fmt/format.h"
+
+namespace topoctl {
+
+absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
+                                                  const std::string& default_uid) {
+  std::string text;
+  if (file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return absl::NotFoundError(fmt::format("{}: cannot read the file", file));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  const std::string name = file == "-" ? "<stdin>" : file;
+  auto pod = topologyd::pod::ParsePodManifest(text);
+  if (!pod.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", name, pod.status().message()));
+  }
+  if (pod->uid.empty()) {
+    if (default_uid.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: metadata.uid: required (the daemon keys allocations by pod uid)", name));
+    }
+    pod->uid = default_uid;
+  }
+  topologyd::v1::Pod request;
+  topologyd::rpc::PodToProto(*pod, &request);
+  if (auto checked = topologyd::rpc::PodFromProto(request); !checked.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", name, checked.status().message()));
+  }
+  return request;
+}
+
+nlohmann::json AllocationToJson(const topologyd::v1::ContainerAllocation& c, bool with_binding) {
+  nlohmann::json devices = nlohmann::json::object();
+  for (const auto& [resource, ids] : c.devices()) {
+    devices[resource] = std::vector<std::string>(ids.ids().begin(), ids.ids().end());
+  }
+  nlohmann::json doc = {
+      {"name", c.name()},
+      {"cpus", c.cpus()},
+      {"exclusive", c.exclusive()},
+      {"numa_affinity", std::vector<int>(c.numa_affinity().begin(), c.numa_affinity().end())},
+      {"memory_numa", std::vector<int>(c.memory_numa().begin(), c.memory_numa().end())},
+      {"devices", devices},
+  };
+  if (with_binding) {
+    doc["container_id"] = c.container_id();
+    doc["cgroup"] = c.cgroup();
+  }
+  return doc;
+}
+
+nlohmann::json DecisionToJson(const topologyd::v1::AdmitResponse& r) {
+  nlohmann::json containers = nlohmann::json::array();
+  for (const auto& c : r.containers()) containers.push_back(AllocationToJson(c, false));
+  return {{"admitted", r.admitted()},
+          {"reason", r.reason()},
+          {"message", r.message()},
+          {"containers", containers}};
+}
+
+std::string IdList(const nlohmann::json& ids) {
+  if (ids.empty()) return "-";
+  std::string out;
+  for (const auto& id : ids) {
+    if (!out.empty()) out += ",";
+    out += id.is_string() ? id.get<std::string>() : id.dump();
+  }
+  return out;
+}
+
+std::vector<std::string> AllocationCells(const nlohmann::json& c) {
+  std::string devices;
+  for (auto it = c["devices"].begin(); it != c["devices"].end(); ++it) {
+    if (!devices.empty()) devices += " ";
+    devices += it.key() + "=" + IdList(it.value());
+  }
+  const std::string cpus = c["cpus"].get<std::string>();
+  return {cpus.empty() ? "-" : cpus, c["exclusive"].get<bool>() ? "yes" : "no",
+          IdList(c["numa_affinity"]), IdList(c["memory_numa"]), devices.empty() ? "-" : devices};
+}
+
+void PrintDecisionTable(const nlohmann::json& decision) {
+  if (decision["admitted"].get<bool>()) {
+    std::cout << "admitted\n";
+  } else {
+    std::cout << "refused: " << decision["reason"].get<std::string>() << ": "
+              << decision["message"].get<std::string>() << "\n";
+  }
+  if (decision["containers"].empty()) return;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : decision["containers"]) {
+    std::vector<std::string> row = {c["name"].get<std::string>()};
+    for (std::string& cell : AllocationCells(c)) row.push_back(std::move(cell));
+    rows.push_back(std::move(row));
+  }
+  std::cout << RenderTable({"CONTAINER", "CPUS", "EXCLUSIVE", "NUMA", "MEMS", "DEVICES"}, rows);
+}
+
+}  // namespace topoctl

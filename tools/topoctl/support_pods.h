@@ -1,0 +1,40 @@
+// Helpers shared by the online pod commands (admit, explain, allocate, allocations):
+// reading a Pod manifest into a request, and rendering allocations and admission decisions
+// in the JSON shapes of ARCHITECTURE.md 3.4 and as table cells.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "topologyd/v1/topologyd.pb.h"
+
+namespace topoctl {
+
+// Reads `file` ("-" = stdin), parses it as a Kubernetes Pod manifest (YAML or JSON) and
+// returns the request form, checked as the daemon will check it (lib/rpc/pod_proto.h), so
+// that mistakes are reported against the file before anything is sent. An empty
+// metadata.uid is replaced by `default_uid` when that is non-empty, else refused.
+// INVALID_ARGUMENT (or NOT_FOUND for a missing file) with a message starting with the file.
+absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
+                                                  const std::string& default_uid = "");
+
+// {"name", "cpus", "exclusive", "numa_affinity", "memory_numa", "devices"}, plus
+// "container_id" and "cgroup" when `with_binding`.
+nlohmann::json AllocationToJson(const topologyd::v1::ContainerAllocation& c, bool with_binding);
+
+// {"admitted", "reason", "message", "containers": [AllocationToJson(c, false)...]}.
+nlohmann::json DecisionToJson(const topologyd::v1::AdmitResponse& r);
+
+// Table cells of one allocation JSON (as AllocationToJson makes it):
+// cpus, exclusive ("yes"/"no"), NUMA affinity, memory nodes, devices ("-" when empty).
+std::vector<std::string> AllocationCells(const nlohmann::json& c);
+
+// "0,1" for [0,1]; "-" for an empty list.
+std::string IdList(const nlohmann::json& ids);
+
+// Prints a decision as a table (a summary line, then one row per container).
+void PrintDecisionTable(const nlohmann::json& decision);
+
+}  // namespace topoctl
