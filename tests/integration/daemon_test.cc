@@ -178,9 +178,11 @@ TEST(DaemonProcessTest, NotifiesSystemdOfReadyReloadingAndStopping) {
   NotifyReceiver notify(dir.File("notify.sock"));
   WriteFile(dir.File("config.yaml"), MinimalConfig(dir.path()));
   DaemonProcess daemon;
+  // systemd's WatchdogSec=200ms: pings are expected while the engine is healthy.
   daemon.Start(dir.File("config.yaml"), dir.File("log"),
-               {{"NOTIFY_SOCKET", dir.File("notify.sock")}});
+               {{"NOTIFY_SOCKET", dir.File("notify.sock")}, {"WATCHDOG_USEC", "200000"}});
   EXPECT_TRUE(notify.WaitFor("READY=1")) << ReadFile(dir.File("log"));
+  EXPECT_TRUE(notify.WaitFor("WATCHDOG=1"));
   daemon.Signal(SIGHUP);
   EXPECT_TRUE(notify.WaitFor("RELOADING=1"));
   EXPECT_TRUE(notify.WaitFor("READY=1"));
