@@ -5,25 +5,25 @@
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
 #include "tests/corpus/corpus_util.h"
-#include "tests/corpus/run_command.h"
+#include "tests/support/shell.h"
 
 #include "gtest/gtest.h"
 
 namespace topologyd::topology {
 namespace {
 
-using testing::RunCommand;
 using testing::SharedTopologies;
-using testing::ShellQuote;
+using topologyd::testing::RunShell;
+using topologyd::testing::ShellQuote;
 
 // PU OS indexes of NUMA node `id` as hwloc-calc prints them ("0,1,2"), as a CpuSet.
 CpuSet HwlocNodeCpus(const std::string& file, int id) {
-  testing::CommandResult result = RunCommand("hwloc-calc --input " + ShellQuote(file) +
-                                             " -p -I pu --po node:" + std::to_string(id));
-  EXPECT_EQ(result.exit_code, 0) << result.output;
+  topologyd::testing::ShellResult result = RunShell("hwloc-calc --input " + ShellQuote(file) +
+                                                    " -p -I pu --po node:" + std::to_string(id));
+  EXPECT_EQ(result.exit_code, 0) << result.out;
   CpuSet cpus;
   size_t start = 0;
-  std::string text = result.output;
+  std::string text = result.out;
   while (start < text.size()) {
     size_t end = text.find_first_of(",\n", start);
     if (end == std::string::npos) end = text.size();
@@ -34,21 +34,21 @@ CpuSet HwlocNodeCpus(const std::string& file, int id) {
 }
 
 uint64_t HwlocNodeMemory(const std::string& file, int id) {
-  testing::CommandResult result =
-      RunCommand("hwloc-info --input " + ShellQuote(file) + " -p node:" + std::to_string(id));
-  EXPECT_EQ(result.exit_code, 0) << result.output;
+  topologyd::testing::ShellResult result =
+      RunShell("hwloc-info --input " + ShellQuote(file) + " -p node:" + std::to_string(id));
+  EXPECT_EQ(result.exit_code, 0) << result.out;
   const std::string key = "local memory = ";
-  size_t at = result.output.find(key);
+  size_t at = result.out.find(key);
   if (at == std::string::npos) {
-    ADD_FAILURE() << "no local memory in: " << result.output;
+    ADD_FAILURE() << "no local memory in: " << result.out;
     return 0;
   }
-  return std::stoull(result.output.substr(at + key.size()));
+  return std::stoull(result.out.substr(at + key.size()));
 }
 
 TEST(TopologyHwlocToolsTest, PerNodeCpusAndMemoryMatchHwlocTools) {
   TOPOLOGYD_REQUIRE_CORPUS();
-  if (RunCommand("command -v hwloc-calc && command -v hwloc-info").exit_code != 0) {
+  if (RunShell("command -v hwloc-calc && command -v hwloc-info").exit_code != 0) {
     GTEST_SKIP() << "hwloc-calc / hwloc-info not installed (Debian package hwloc)";
   }
   for (const char* name :

@@ -5,33 +5,19 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/shell.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include <sys/wait.h>
 
 namespace topologyd::admission {
 namespace {
 
 using ::testing::HasSubstr;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-RunResult RunTopoctl(const std::string& args) {
-  const std::string command =
-      std::string(TOPOLOGYD_BINARY_DIR) + "/tools/topoctl/topoctl " + args + " 2>/dev/null";
-  RunResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+topologyd::testing::ShellResult RunTopoctl(const std::string& args) {
+  return topologyd::testing::RunShell(topologyd::testing::TopoctlPath() + " " + args);
 }
 
 class ExplainCliTest : public ::testing::Test {
@@ -64,7 +50,7 @@ class ExplainCliTest : public ::testing::Test {
 };
 
 TEST_F(ExplainCliTest, AdmittedPodAsJson) {
-  RunResult r = RunTopoctl(
+  topologyd::testing::ShellResult r = RunTopoctl(
       "--output json " + Args("gpu-inference.yaml", "intel-xeon8259cl-2s-8xt4-aws-g4dn-metal.xml"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -86,7 +72,8 @@ TEST_F(ExplainCliTest, AdmittedPodAsJson) {
 }
 
 TEST_F(ExplainCliTest, RejectedPodAsTableExitsOne) {
-  RunResult r = RunTopoctl(Args("guaranteed-gpu.yaml", "intel-spr8480-2s-snc4-4xh100.xml"));
+  topologyd::testing::ShellResult r =
+      RunTopoctl(Args("guaranteed-gpu.yaml", "intel-spr8480-2s-snc4-4xh100.xml"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("Container \"trainer\""));
   EXPECT_THAT(r.out, HasSubstr("PROVIDER"));

@@ -5,42 +5,20 @@
 #include <string>
 
 #include "lib/cpuset/cpuset.h"
+#include "tests/support/shell.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include <sys/wait.h>
 
 namespace topologyd::cpu {
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using topologyd::testing::ShellQuote;
 
-std::string ShellQuote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char c : arg) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
-RunResult RunCommand(const std::string& command) {
-  RunResult result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+// stdout and stderr together, as a person at a terminal sees them.
+topologyd::testing::ShellResult RunCommand(const std::string& command) {
+  return topologyd::testing::RunShell(command + " 2>&1");
 }
 
 TEST(TopoctlTakeTest, KubeletCasesThroughTheBinary) {
@@ -66,17 +44,16 @@ TEST(TopoctlTakeTest, KubeletCasesThroughTheBinary) {
     if (c.contains("affinity")) cmd += " --affinity " + ShellQuote(c["affinity"]);
     const std::string name =
         c.at("name").get<std::string>() + " [" + c.value("rule", std::string()) + "]";
-    RunResult result = RunCommand(cmd);
+    topologyd::testing::ShellResult result = RunCommand(cmd);
     ++ran;
     if (c.contains("error")) {
-      EXPECT_EQ(result.exit_code, 1) << name << "\n" << result.output;
-      EXPECT_NE(result.output.find(c["error"].get<std::string>()), std::string::npos)
-          << name << "\n"
-          << result.output;
+      EXPECT_EQ(result.exit_code, 1) << name << "\n" << result.out;
+      EXPECT_NE(result.out.find(c["error"].get<std::string>()), std::string::npos) << name << "\n"
+                                                                                   << result.out;
       continue;
     }
-    ASSERT_EQ(result.exit_code, 0) << name << "\n" << result.output;
-    std::string out = result.output;
+    ASSERT_EQ(result.exit_code, 0) << name << "\n" << result.out;
+    std::string out = result.out;
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     EXPECT_EQ(out, testing::Cpus(c.at("expect").get<std::string>()).ToString()) << name;
   }
@@ -90,22 +67,22 @@ TEST(TopoctlTakeTest, UsageAndJson) {
   const std::string base =
       ShellQuote(binary) + " take --topology " + ShellQuote(topo) + " --available 0-11 --count 2";
   // --output json prints {"cpus": LIST}.
-  RunResult json = RunCommand(ShellQuote(binary) + " --output json take --topology " +
-                              ShellQuote(topo) + " --available 0-11 --count 2");
-  ASSERT_EQ(json.exit_code, 0) << json.output;
-  EXPECT_EQ(nlohmann::json::parse(json.output), nlohmann::json({{"cpus", "0,6"}}));
+  topologyd::testing::ShellResult json =
+      RunCommand(ShellQuote(binary) + " --output json take --topology " + ShellQuote(topo) +
+                 " --available 0-11 --count 2");
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  EXPECT_EQ(nlohmann::json::parse(json.out), nlohmann::json({{"cpus", "0,6"}}));
   // --cpu-group-size without distribute-cpus-across-numa is bad usage.
   EXPECT_EQ(RunCommand(base + " --cpu-group-size 2").exit_code, 2);
   // An option kubelet does not have (only proposed) is refused.
-  RunResult proposal = RunCommand(base + " --option scale-delay-time=10s");
+  topologyd::testing::ShellResult proposal = RunCommand(base + " --option scale-delay-time=10s");
   EXPECT_EQ(proposal.exit_code, 1);
-  EXPECT_NE(proposal.output.find("unknown CPU Manager Policy option"), std::string::npos);
+  EXPECT_NE(proposal.out.find("unknown CPU Manager Policy option"), std::string::npos);
   // Incompatible options name both.
-  RunResult both =
+  topologyd::testing::ShellResult both =
       RunCommand(base + " --option full-pcpus-only --option distribute-cpus-across-cores");
   EXPECT_EQ(both.exit_code, 1);
-  EXPECT_NE(both.output.find("full-pcpus-only and distribute-cpus-across-cores"),
-            std::string::npos);
+  EXPECT_NE(both.out.find("full-pcpus-only and distribute-cpus-across-cores"), std::string::npos);
   // Malformed lists and unknown NUMA ids are bad usage.
   EXPECT_EQ(RunCommand(base + " --affinity 7").exit_code, 2);
   EXPECT_EQ(RunCommand(ShellQuote(binary) + " take --topology " + ShellQuote(topo) +
@@ -113,13 +90,13 @@ TEST(TopoctlTakeTest, UsageAndJson) {
                 .exit_code,
             2);
   // Too many CPUs: kubelet's reason.
-  RunResult many = RunCommand(ShellQuote(binary) + " take --topology " + ShellQuote(topo) +
-                              " --available 0-3 --count 8");
+  topologyd::testing::ShellResult many = RunCommand(
+      ShellQuote(binary) + " take --topology " + ShellQuote(topo) + " --available 0-3 --count 8");
   EXPECT_EQ(many.exit_code, 1);
-  EXPECT_NE(many.output.find("not enough cpus available to satisfy request: requested=8, "
-                             "available=4"),
+  EXPECT_NE(many.out.find("not enough cpus available to satisfy request: requested=8, "
+                          "available=4"),
             std::string::npos)
-      << many.output;
+      << many.out;
 }
 
 }  // namespace

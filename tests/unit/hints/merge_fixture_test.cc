@@ -10,11 +10,11 @@
 
 #include "lib/hints/merge.h"
 #include "lib/hints/merge_json.h"
+#include "tests/support/shell.h"
 #include "tests/unit/hints/reference_merge.h"
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include <sys/wait.h>
 
 namespace topologyd::hints {
 namespace {
@@ -43,14 +43,9 @@ std::vector<fs::path> FixtureFiles() {
 
 // Runs topoctl; returns its exit code and fills `out` with stdout.
 int RunTopoctl(const std::string& args, std::string& out) {
-  std::string command = kTopoctl.string() + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buf[4096];
-  out.clear();
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  topologyd::testing::ShellResult r = topologyd::testing::RunShell(kTopoctl.string() + " " + args);
+  out = r.out;
+  return r.exit_code;
 }
 
 TEST(MergeFixtureTest, KubeletTablesPassThroughLibraryReferenceAndTopoctl) {

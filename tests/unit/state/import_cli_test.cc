@@ -6,34 +6,16 @@
 
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/file_system.h"
+#include "tests/support/shell.h"
 #include "tests/unit/state/test_util.h"
 
 #include "gtest/gtest.h"
-#include <sys/wait.h>
 
 namespace topologyd::state {
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-RunResult RunTopoctl(const std::string& args, const std::string& tmp) {
-  const std::string binary = std::string(TOPOLOGYD_BINARY_DIR) + "/tools/topoctl/topoctl";
-  const std::string err_file = tmp + "/stderr";
-  RunResult result;
-  FILE* pipe = popen((binary + " " + args + " 2>" + err_file).c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  PosixFileSystem fs;
-  result.err = fs.ReadFile(err_file).value_or("");
-  return result;
+topologyd::testing::ShellResult RunTopoctl(const std::string& args) {
+  return topologyd::testing::RunShell(topologyd::testing::TopoctlPath() + " " + args);
 }
 
 class ImportCliTest : public ::testing::Test {
@@ -54,11 +36,10 @@ class ImportCliTest : public ::testing::Test {
 };
 
 TEST_F(ImportCliTest, PrintsStateOnStdout) {
-  RunResult r =
+  topologyd::testing::ShellResult r =
       RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_static_entries.json") +
-                     " --memory-state " + Fixture("memory_kubelet_v1.json") + " --device-state " +
-                     Fixture("device.json"),
-                 tmp_);
+                 " --memory-state " + Fixture("memory_kubelet_v1.json") + " --device-state " +
+                 Fixture("device.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<State> s = DecodeState(r.out);
   ASSERT_TRUE(s.ok()) << s.status() << "\n" << r.out;
@@ -72,7 +53,7 @@ TEST_F(ImportCliTest, WritesOutFileAndRefusesToOverwrite) {
   const std::string out = tmp_ + "/state.json";
   const std::string args =
       "state import-kubelet --cpu-state " + Fixture("cpu_static_entries.json") + " --out " + out;
-  RunResult first = RunTopoctl(args, tmp_);
+  topologyd::testing::ShellResult first = RunTopoctl(args);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_TRUE(first.out.empty());
   PosixFileSystem fs;
@@ -80,16 +61,16 @@ TEST_F(ImportCliTest, WritesOutFileAndRefusesToOverwrite) {
   ASSERT_TRUE(bytes.ok());
   ASSERT_TRUE(DecodeState(*bytes).ok());
 
-  RunResult again = RunTopoctl(args, tmp_);
+  topologyd::testing::ShellResult again = RunTopoctl(args);
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("--force"), std::string::npos) << again.err;
 
-  RunResult forced = RunTopoctl(args + " --force", tmp_);
+  topologyd::testing::ShellResult forced = RunTopoctl(args + " --force");
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  // Only the output, the captured stderr and no temp file.
+  // Only the output: no temp file left behind.
   std::vector<std::string> names = *fs.ListDir(tmp_);
-  EXPECT_EQ(names, (std::vector<std::string>{"state.json", "stderr"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"state.json"}));
 }
 
 TEST_F(ImportCliTest, RefusesCorruptOrUnreadableInput) {
@@ -99,30 +80,29 @@ TEST_F(ImportCliTest, RefusesCorruptOrUnreadableInput) {
       fs.WriteNewFileAndSync(
             bad, R"({"policyName":"static","defaultCpuSet":"0-7","checksum":14413153})", 0600)
           .ok());
-  RunResult r = RunTopoctl("state import-kubelet --cpu-state " + bad, tmp_);
+  topologyd::testing::ShellResult r = RunTopoctl("state import-kubelet --cpu-state " + bad);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("checkpoint is corrupted"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
 
-  r = RunTopoctl("state import-kubelet --cpu-state " + tmp_ + "/missing", tmp_);
+  r = RunTopoctl("state import-kubelet --cpu-state " + tmp_ + "/missing");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
 
-  r = RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_none_with_entries.json"), tmp_);
+  r = RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_none_with_entries.json"));
   EXPECT_EQ(r.exit_code, 1);
 
   r = RunTopoctl("state import-kubelet --cpu-state " + Fixture("cpu_static_0-7.json") +
-                     " --memory-state " + Fixture("memory_kubelet_v1_bad_checksum.json") +
-                     " --out " + tmp_ + "/out.json",
-                 tmp_);
+                 " --memory-state " + Fixture("memory_kubelet_v1_bad_checksum.json") + " --out " +
+                 tmp_ + "/out.json");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_FALSE(std::filesystem::exists(tmp_ + "/out.json"));
 }
 
 TEST_F(ImportCliTest, BadUsageExitsTwo) {
-  EXPECT_EQ(RunTopoctl("state import-kubelet", tmp_).exit_code, 2);  // --cpu-state is required
-  EXPECT_EQ(RunTopoctl("state import-kubelet --cpu-state a --bogus", tmp_).exit_code, 2);
-  EXPECT_EQ(RunTopoctl("state", tmp_).exit_code, 2);
+  EXPECT_EQ(RunTopoctl("state import-kubelet").exit_code, 2);  // --cpu-state is required
+  EXPECT_EQ(RunTopoctl("state import-kubelet --cpu-state a --bogus").exit_code, 2);
+  EXPECT_EQ(RunTopoctl("state").exit_code, 2);
 }
 
 }  // namespace
