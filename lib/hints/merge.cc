@@ -30,29 +30,80 @@ inline int PopCount(uint64_t x) {
   return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
 }
 
+// LSD radix sort by bytes, skipping the bytes in which all values agree (masks of machines
+// with few nodes differ in one or two bytes only). Same result as std::sort.
+void RadixSort(std::vector<uint64_t>& v) {
+  uint64_t differ = 0;
+  for (uint64_t x : v) differ |= x ^ v.front();
+  std::vector<uint64_t> tmp(v.size());
+  for (int shift = 0; shift < 64; shift += 8) {
+    if (((differ >> shift) & 0xFF) == 0) continue;
+    size_t count[257] = {};
+    for (uint64_t x : v) ++count[((x >> shift) & 0xFF) + 1];
+    for (size_t i = 1; i < 257; ++i) count[i] += count[i - 1];
+    for (uint64_t x : v) tmp[count[(x >> shift) & 0xFF]++] = x;
+    v.swap(tmp);
+  }
+}
+
 void SortUnique(std::vector<uint64_t>& v) {
   // Providers usually list masks in order already; skip the sort then.
-  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) {
+    // Long explicit lists (a memory provider's, in kubelet's lexicographic order) sort
+    // faster by radix.
+    constexpr size_t kRadixFrom = 512;
+    if (v.size() >= kRadixFrom) {
+      RadixSort(v);
+    } else {
+      std::sort(v.begin(), v.end());
+    }
+  }
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// Keeps only the inclusion-minimal masks (an antichain). Used where a mask stands for
-// everything above it, so dropping supersets loses nothing.
+// Keeps only the inclusion-minimal masks (an antichain), ordered by size, then value. Used
+// where a mask stands for everything above it, so dropping supersets loses nothing.
+//
+// A mask can only be dominated by a kept mask with fewer nodes (distinct masks of equal size
+// are never subsets of each other), so it is compared with those only; when they outnumber
+// its own proper subsets, its subsets are looked up instead. Lists of C(N, k) equal-size
+// masks (CPU hints spanning k nodes on many-node machines) then cost no comparisons at all.
 void Minimalize(std::vector<uint64_t>& v) {
   SortUnique(v);
+  if (!v.empty() && v.front() == 0) {
+    v.assign(1, 0);
+    return;
+  }
   std::stable_sort(v.begin(), v.end(),
                    [](uint64_t a, uint64_t b) { return PopCount(a) < PopCount(b); });
   std::vector<uint64_t> kept;
+  std::vector<uint64_t> smaller;  // kept masks with fewer nodes than the current size, sorted
+  size_t smaller_end = 0;         // kept[0, smaller_end) are in `smaller`
+  int size = -1;
   for (uint64_t x : v) {
-    if (x == 0) {
-      kept.assign(1, 0);
-      break;
+    const int c = PopCount(x);
+    if (c != size) {
+      size = c;
+      smaller.insert(smaller.end(), kept.begin() + static_cast<std::ptrdiff_t>(smaller_end),
+                     kept.end());
+      std::sort(smaller.begin(), smaller.end());
+      smaller_end = kept.size();
     }
     bool dominated = false;
-    for (uint64_t k : kept) {
-      if ((k & ~x) == 0) {
-        dominated = true;
-        break;
+    if (c < 63 && (uint64_t{1} << c) < smaller.size()) {
+      // Proper non-empty subsets of x.
+      for (uint64_t sub = (x - 1) & x; sub != 0; sub = (sub - 1) & x) {
+        if (std::binary_search(smaller.begin(), smaller.end(), sub)) {
+          dominated = true;
+          break;
+        }
+      }
+    } else {
+      for (uint64_t k : smaller) {
+        if ((k & ~x) == 0) {
+          dominated = true;
+          break;
+        }
       }
     }
     if (!dominated) kept.push_back(x);

@@ -1,7 +1,10 @@
 #include "lib/memory/memory_policy.h"
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "lib/common/status_macros.h"
 #include "lib/memory/memory_internal.h"
@@ -65,96 +68,430 @@ bool SameGroup(std::vector<int> a, std::vector<int> b) {
   return a == b;
 }
 
-// Visits candidate masks (position bits) in kubelet's order: by size, then lexicographic.
-template <typename Visit>
-void IterateMasks(const std::vector<int>& positions, int64_t budget, Visit visit) {
-  const int n = static_cast<int>(positions.size());
+// The request and the machine as flat per-position arrays, for the hint walk: no map lookups
+// per mask. Types are in the request's (name) order.
+struct HintContext {
+  std::vector<int> node_ids;
+  std::vector<int> positions;  // the enumeration domain, ascending
+  int types = 0;
+  std::vector<uint64_t> request;      // [t]
+  std::vector<uint64_t> allocatable;  // [pos * types + t]
+  std::vector<uint64_t> free;         // [pos * types + t]
+  uint64_t domain = 0;                // bits of `positions`
+  uint64_t assigned = 0;              // nodes holding blocks (number_of_assignments > 0)
+  uint64_t multi_cells = 0;           // nodes whose group has more than one entry
+  uint64_t multi_unassigned = 0;      // multi_cells nodes without blocks (inconsistent state)
+  // The node's group as position bits; 0 when it cannot equal any mask (an id twice, or an id
+  // that is not a node), as kubelet's areGroupsEqual would then never match.
+  std::vector<uint64_t> group;
+  // This pod's reusable init-container memory, by mask; bytes[t].
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> reusable;
+};
+
+// The position of OS id `id`, or -1.
+int PositionOf(const std::vector<int>& node_ids, int id) {
+  auto it = std::lower_bound(node_ids.begin(), node_ids.end(), id);
+  return it != node_ids.end() && *it == id ? static_cast<int>(it - node_ids.begin()) : -1;
+}
+
+// The position bits of `ids` when they are distinct nodes at positions below 64 (in ascending
+// order if `ascending`); 0 otherwise.
+uint64_t ExactBits(const std::vector<int>& node_ids, const std::vector<int>& ids, bool ascending) {
+  uint64_t bits = 0;
+  int last = -1;
+  for (int id : ids) {
+    const int pos = PositionOf(node_ids, id);
+    if (pos < 0 || pos >= NumaMask::kMaxNodes) return 0;
+    if (ascending && pos <= last) return 0;
+    last = pos;
+    const uint64_t bit = uint64_t{1} << pos;
+    if ((bits & bit) != 0) return 0;
+    bits |= bit;
+  }
+  return bits;
+}
+
+HintContext MakeHintContext(const MemoryState& state, std::string_view pod_uid,
+                            const Request& request) {
+  HintContext c;
+  c.node_ids = NodeIds(state);
+  const int n = static_cast<int>(c.node_ids.size());
+  const int usable = std::min(n, NumaMask::kMaxNodes);
+  c.types = static_cast<int>(request.size());
+  for (const auto& [type, bytes] : request) c.request.push_back(bytes);
+  const size_t t_count = static_cast<size_t>(c.types);
+  c.allocatable.assign(static_cast<size_t>(usable) * t_count, 0);
+  c.free.assign(static_cast<size_t>(usable) * t_count, 0);
+  c.group.assign(static_cast<size_t>(usable), 0);
+  int pos = 0;
+  for (const auto& [id, node] : state.machine_state) {
+    if (pos >= usable) break;
+    const uint64_t bit = uint64_t{1} << pos;
+    bool has_memory = false;
+    size_t t = 0;
+    for (const auto& [type, bytes] : request) {
+      auto table = node.memory_map.find(type);
+      if (table != node.memory_map.end()) {
+        c.allocatable[static_cast<size_t>(pos) * t_count + t] = table->second.allocatable;
+        c.free[static_cast<size_t>(pos) * t_count + t] = table->second.free;
+        has_memory |= table->second.allocatable > 0;
+      }
+      ++t;
+    }
+    // Up to kMaxExactNumaNodes every node, as kubelet; above, only nodes with memory of a
+    // requested type (see memory_policy.h).
+    if (n <= kMaxExactNumaNodes || has_memory) {
+      c.positions.push_back(pos);
+      c.domain |= bit;
+    }
+    if (node.number_of_assignments > 0) c.assigned |= bit;
+    if (node.cells.size() > 1) {
+      c.multi_cells |= bit;
+      if (node.number_of_assignments == 0) c.multi_unassigned |= bit;
+    }
+    c.group[static_cast<size_t>(pos)] = ExactBits(c.node_ids, node.cells, /*ascending=*/false);
+    ++pos;
+  }
+  auto pod = state.init_reusable.find(pod_uid);
+  if (pod != state.init_reusable.end()) {
+    for (const auto& [ids, bytes] : pod->second) {
+      // Reusable() looks the mask's ascending ids up exactly.
+      const uint64_t bits = ExactBits(c.node_ids, ids, /*ascending=*/true);
+      if (bits == 0) continue;
+      std::vector<uint64_t> per_type;
+      bool any = false;
+      for (const auto& [type, unused] : request) {
+        auto it = bytes.find(type);
+        per_type.push_back(it == bytes.end() ? 0 : it->second);
+        any |= per_type.back() > 0;
+      }
+      if (any) c.reusable.emplace_back(bits, std::move(per_type));
+    }
+  }
+  return c;
+}
+
+// kubelet's group rules (calculateHints): a single node must not be in a multi-NUMA group; in a
+// multi-node mask every node holding blocks must belong to exactly this group.
+bool GroupsAllow(const HintContext& c, uint64_t bits) {
+  if ((bits & (bits - 1)) == 0) return (bits & c.multi_cells) == 0;
+  for (uint64_t used = bits & c.assigned; used != 0; used &= used - 1) {
+    const int pos = std::countr_zero(used);
+    if ((c.multi_cells >> pos & 1U) == 0) return false;
+    if (c.group[static_cast<size_t>(pos)] != bits) return false;
+  }
+  return true;
+}
+
+bool Covers(const HintContext& c, const uint64_t* sum) {
+  for (size_t t = 0; t < static_cast<size_t>(c.types); ++t) {
+    if (sum[t] < c.request[t]) return false;
+  }
+  return true;
+}
+
+bool FreeFits(const HintContext& c, uint64_t bits, const uint64_t* free_sum) {
+  if (c.reusable.empty()) return Covers(c, free_sum);
+  const std::vector<uint64_t>* reusable = nullptr;
+  for (const auto& [mask, bytes] : c.reusable) {
+    if (mask == bits) reusable = &bytes;
+  }
+  for (size_t t = 0; t < static_cast<size_t>(c.types); ++t) {
+    const uint64_t extra = reusable == nullptr ? 0 : (*reusable)[t];
+    if (free_sum[t] + extra < c.request[t]) return false;
+  }
+  return true;
+}
+
+// The sums of `values` ([pos * types + t]) over `bits`, into `out`.
+void SumOver(const HintContext& c, const std::vector<uint64_t>& values, uint64_t bits,
+             uint64_t* out) {
+  const size_t t_count = static_cast<size_t>(c.types);
+  std::fill(out, out + t_count, 0);
+  for (; bits != 0; bits &= bits - 1) {
+    const size_t pos = static_cast<size_t>(std::countr_zero(bits));
+    for (size_t t = 0; t < t_count; ++t) out[t] += values[pos * t_count + t];
+  }
+}
+
+// C(n, k) for n <= 64 (C(64, 32) < 2^63).
+int64_t Binomial(int n, int k) {
+  if (k < 0 || k > n) return 0;
+  k = std::min(k, n - k);
+  int64_t r = 1;
+  for (int i = 1; i <= k; ++i) r = r / i * (n - k + i) + r % i * (n - k + i) / i;
+  return r;
+}
+
+// Every valid mask of `c` in kubelet's order (by size, then lexicographic), as hints, stopping
+// after `budget` visited masks. A mask is preferred iff its size is the narrowest that holds the
+// request in allocatable bytes; masks are visited by size, so that size is known at the first
+// valid mask.
+//
+// A multi-node combination whose first nodes already include a node holding blocks outside a
+// group containing them all cannot be valid whatever follows, so once the preferred size is
+// known such a run of combinations is skipped whole (and counted against the budget as if
+// visited).
+std::vector<hints::TopologyHint> ExplicitHints(const HintContext& c, int64_t budget) {
+  const int n = static_cast<int>(c.positions.size());
+  const size_t t_count = static_cast<size_t>(c.types);
+  int min_size = static_cast<int>(c.node_ids.size());
+  std::vector<hints::TopologyHint> out;
+  // Per level k (the first k nodes of the combination): node bits, the nodes every used node
+  // among them allows beside it, and the allocatable and free sums.
+  const size_t levels = static_cast<size_t>(n) + 1;
+  std::vector<uint64_t> bits_prefix(levels, 0);
+  std::vector<uint64_t> allowed_prefix(levels, ~uint64_t{0});
+  std::vector<uint64_t> alloc_prefix(levels * t_count, 0);
+  std::vector<uint64_t> free_prefix(levels * t_count, 0);
+  std::vector<int> idx;
   for (int size = 1; size <= n; ++size) {
-    std::vector<int> idx(static_cast<size_t>(size));
+    idx.resize(static_cast<size_t>(size));
     for (int i = 0; i < size; ++i) idx[static_cast<size_t>(i)] = i;
+    int from = 0;
     while (true) {
-      if (--budget < 0) return;
-      uint64_t bits = 0;
-      for (int i : idx) bits |= uint64_t{1} << positions[static_cast<size_t>(i)];
-      visit(bits);
-      int i = size - 1;
+      int advance_at = size - 1;
+      bool skipped = false;
+      for (int k = from; k < size; ++k) {
+        const size_t lvl = static_cast<size_t>(k);
+        const size_t pos = static_cast<size_t>(c.positions[static_cast<size_t>(idx[lvl])]);
+        const uint64_t bit = uint64_t{1} << pos;
+        bits_prefix[lvl + 1] = bits_prefix[lvl] | bit;
+        uint64_t allowed = allowed_prefix[lvl];
+        if ((c.assigned & bit) != 0) allowed &= (c.multi_cells & bit) != 0 ? c.group[pos] : 0;
+        allowed_prefix[lvl + 1] = allowed;
+        for (size_t t = 0; t < t_count; ++t) {
+          alloc_prefix[(lvl + 1) * t_count + t] =
+              alloc_prefix[lvl * t_count + t] + c.allocatable[pos * t_count + t];
+          free_prefix[(lvl + 1) * t_count + t] =
+              free_prefix[lvl * t_count + t] + c.free[pos * t_count + t];
+        }
+        if (size >= 2 && min_size <= size && (bits_prefix[lvl + 1] & ~allowed) != 0) {
+          // Every combination extending idx[0..k] is refused by the group rules.
+          const int64_t run = Binomial(n - 1 - idx[lvl], size - 1 - k);
+          if (budget < run) return out;
+          budget -= run;
+          advance_at = k;
+          skipped = true;
+          break;
+        }
+      }
+      if (!skipped) {
+        if (--budget < 0) return out;
+        const size_t top = static_cast<size_t>(size);
+        const uint64_t bits = bits_prefix[top];
+        if (Covers(c, &alloc_prefix[top * t_count])) {
+          min_size = std::min(min_size, size);
+          if (GroupsAllow(c, bits) && FreeFits(c, bits, &free_prefix[top * t_count])) {
+            out.push_back(
+                hints::TopologyHint{.affinity = NumaMask(bits), .preferred = size == min_size});
+          }
+        }
+      }
+      int i = advance_at;
       while (i >= 0 && idx[static_cast<size_t>(i)] == n - size + i) --i;
       if (i < 0) break;
       ++idx[static_cast<size_t>(i)];
       for (int j = i + 1; j < size; ++j) {
         idx[static_cast<size_t>(j)] = idx[static_cast<size_t>(j - 1)] + 1;
       }
+      from = i;
     }
+  }
+  return out;
+}
+
+// Depth-first walk over subsets of `nodes` (ascending positions) in lexicographic order that
+// does not extend a subset once it covers `need` (sums of `values`) or can no longer reach it.
+// `on_cover(bits, sums)` is called for each covering subset. Returns false when more than
+// `budget` subsets were visited.
+template <typename OnCover>
+bool CoverWalk(const HintContext& c, const std::vector<int>& nodes,
+               const std::vector<const std::vector<uint64_t>*>& values, int max_size,
+               int64_t budget, OnCover on_cover) {
+  const size_t m = nodes.size();
+  const size_t w = values.size() * static_cast<size_t>(c.types);  // sums per subset
+  const size_t t_count = static_cast<size_t>(c.types);
+  auto value = [&](size_t node, size_t k) {
+    const size_t pos = static_cast<size_t>(nodes[node]);
+    return (*values[k / t_count])[pos * t_count + k % t_count];
+  };
+  auto need = [&](size_t k) { return c.request[k % t_count]; };
+  // suffix[i * w + k]: the sums over nodes[i..m).
+  std::vector<uint64_t> suffix((m + 1) * w, 0);
+  for (size_t i = m; i-- > 0;) {
+    for (size_t k = 0; k < w; ++k) suffix[i * w + k] = suffix[(i + 1) * w + k] + value(i, k);
+  }
+  std::vector<uint64_t> sums((m + 1) * w, 0);  // per depth
+  std::vector<size_t> next(m + 1, 0);          // per depth: the next candidate index
+  std::vector<uint64_t> bits(m + 1, 0);
+  size_t depth = 0;
+  next[0] = 0;
+  while (true) {
+    if (next[depth] >= m || static_cast<int>(depth) >= max_size) {
+      if (depth == 0) return true;
+      --depth;
+      continue;
+    }
+    const size_t i = next[depth]++;
+    if (--budget < 0) return false;
+    uint64_t* s = &sums[(depth + 1) * w];
+    bool covers = true;
+    bool reachable = true;
+    for (size_t k = 0; k < w; ++k) {
+      s[k] = sums[depth * w + k] + value(i, k);
+      covers &= s[k] >= need(k);
+      reachable &= s[k] + suffix[(i + 1) * w + k] >= need(k);
+    }
+    const uint64_t b = bits[depth] | uint64_t{1} << nodes[i];
+    if (covers) {
+      on_cover(b, s);
+      continue;
+    }
+    if (!reachable || i + 1 >= m) continue;
+    bits[depth + 1] = b;
+    next[depth + 1] = i + 1;
+    ++depth;
   }
 }
 
-// kubelet's calculateHints. An empty map when no mask fits.
+struct UpwardClosedHints {
+  uint64_t universe = 0;
+  std::vector<uint64_t> generators;  // the inclusion-minimal valid masks
+  int min_size = 0;
+};
+
+// The valid masks as an upward-closed family when they are one: every node of the domain that
+// holds blocks is left out of the universe, and no mask touching such a node (nor one that fits
+// only thanks to reusable init-container memory) may be valid. nullopt otherwise, or when a
+// walk exceeds `budget`.
+std::optional<UpwardClosedHints> UpwardClosed(const HintContext& c, int64_t budget) {
+  if ((c.multi_unassigned & c.domain) != 0) return std::nullopt;
+  const size_t t_count = static_cast<size_t>(c.types);
+  std::vector<uint64_t> alloc_sum(t_count), free_sum(t_count);
+  auto valid = [&](uint64_t bits) {
+    SumOver(c, c.allocatable, bits, alloc_sum.data());
+    SumOver(c, c.free, bits, free_sum.data());
+    return Covers(c, alloc_sum.data()) && GroupsAllow(c, bits) &&
+           FreeFits(c, bits, free_sum.data());
+  };
+  const uint64_t used = c.domain & c.assigned;
+  for (uint64_t rest = used; rest != 0; rest &= rest - 1) {
+    const int pos = std::countr_zero(rest);
+    if (valid(uint64_t{1} << pos)) return std::nullopt;
+    const uint64_t group = c.group[static_cast<size_t>(pos)];
+    if ((group & (group - 1)) != 0 && (group & ~c.domain) == 0 && valid(group)) {
+      return std::nullopt;
+    }
+  }
+  UpwardClosedHints out;
+  out.universe = c.domain & ~used;
+  for (const auto& [mask, bytes] : c.reusable) {
+    if ((mask & ~c.domain) != 0 || !valid(mask)) continue;
+    if ((mask & used) != 0) return std::nullopt;
+    SumOver(c, c.allocatable, mask, alloc_sum.data());
+    SumOver(c, c.free, mask, free_sum.data());
+    if (!Covers(c, free_sum.data())) return std::nullopt;  // valid only thanks to reuse
+  }
+
+  // Minimal masks of {M within the universe : allocatable and free cover the request}.
+  std::vector<int> nodes;
+  for (uint64_t b = out.universe; b != 0; b &= b - 1) nodes.push_back(std::countr_zero(b));
+  const std::vector<const std::vector<uint64_t>*> both = {&c.allocatable, &c.free};
+  // A covering mask is minimal iff removing any node breaks the cover (the walk never reports
+  // supersets of a covering mask it reached first); a single node always is, since a hint is
+  // never empty (even for a zero request).
+  const size_t w = 2 * t_count;
+  auto is_minimal = [&](uint64_t bits, const uint64_t* sums) {
+    if ((bits & (bits - 1)) == 0) return true;
+    for (uint64_t b = bits; b != 0; b &= b - 1) {
+      const size_t pos = static_cast<size_t>(std::countr_zero(b));
+      bool covers = true;
+      for (size_t k = 0; k < w; ++k) {
+        covers &=
+            sums[k] - (*both[k / t_count])[pos * t_count + k % t_count] >= c.request[k % t_count];
+      }
+      if (covers) return false;
+    }
+    return true;
+  };
+  const bool walked = CoverWalk(c, nodes, both, static_cast<int>(nodes.size()), budget,
+                                [&](uint64_t bits, const uint64_t* sums) {
+                                  if (is_minimal(bits, sums)) out.generators.push_back(bits);
+                                });
+  if (!walked) return std::nullopt;
+
+  // The preferred size: the narrowest mask of the whole domain holding the request in
+  // allocatable bytes (at most the narrowest generator).
+  int best = static_cast<int>(c.node_ids.size());
+  for (uint64_t g : out.generators) best = std::min(best, std::popcount(g));
+  if (out.generators.empty()) return out;
+  std::vector<int> domain_nodes(c.positions.begin(), c.positions.end());
+  const std::vector<const std::vector<uint64_t>*> alloc_only = {&c.allocatable};
+  while (best > 1) {
+    bool smaller = false;
+    if (!CoverWalk(c, domain_nodes, alloc_only, best - 1, budget,
+                   [&](uint64_t, const uint64_t*) { smaller = true; })) {
+      return std::nullopt;
+    }
+    if (!smaller) break;
+    --best;
+  }
+  out.min_size = best;
+  std::sort(out.generators.begin(), out.generators.end(),
+            [](uint64_t a, uint64_t b) { return NumaMask(a).IsNarrowerThan(NumaMask(b)); });
+  return out;
+}
+
+}  // namespace
+
+namespace internal {
+
+std::map<std::string, hints::HintList> CalculateHints(const MemoryState& state,
+                                                      std::string_view pod_uid,
+                                                      const Request& request,
+                                                      int max_explicit_nodes) {
+  const HintContext c = MakeHintContext(state, pod_uid, request);
+  std::map<std::string, hints::HintList> out;
+  const int domain = static_cast<int>(c.positions.size());
+  if (domain > max_explicit_nodes) {
+    if (std::optional<UpwardClosedHints> uc = UpwardClosed(c, kMaxMaskBudget)) {
+      if (uc->generators.empty()) return out;
+      hints::ResourceHints list{
+          .hints = {}, .upward_closed = true, .universe = NumaMask(uc->universe)};
+      for (uint64_t g : uc->generators) {
+        list.hints.push_back(hints::TopologyHint{.affinity = NumaMask(g),
+                                                 .preferred = std::popcount(g) == uc->min_size});
+      }
+      for (const auto& [type, bytes] : request) out[type] = list;
+      return out;
+    }
+  }
+  const int64_t budget = domain <= kMaxExactNumaNodes ? INT64_MAX : kMaxMaskBudget;
+  hints::ResourceHints list;
+  list.hints = ExplicitHints(c, budget);
+  if (list.hints.empty()) return out;
+  for (const auto& [type, bytes] : request) out[type] = list;
+  return out;
+}
+
+}  // namespace internal
+
+namespace {
+
+// kubelet's calculateHints, in the form of memory_policy.h.
 std::map<std::string, hints::HintList> CalculateHints(const MemoryState& state,
                                                       std::string_view pod_uid,
                                                       const Request& request) {
-  const std::vector<int> node_ids = NodeIds(state);
-  const int n = static_cast<int>(node_ids.size());
-  std::vector<int> positions;
-  for (int pos = 0; pos < n && pos < NumaMask::kMaxNodes; ++pos) {
-    if (n <= kMaxExactNumaNodes) {
-      positions.push_back(pos);
-      continue;
-    }
-    // Bounded mode: only nodes with some allocatable bytes of a requested type.
-    for (const auto& [type, bytes] : request) {
-      const MemoryTable* t = Table(state, node_ids[static_cast<size_t>(pos)], type);
-      if (t != nullptr && t->allocatable > 0) {
-        positions.push_back(pos);
-        break;
-      }
-    }
-  }
-  const int64_t budget =
-      static_cast<int>(positions.size()) <= kMaxExactNumaNodes ? INT64_MAX : kMaxMaskBudget;
+  return internal::CalculateHints(state, pod_uid, request, kMaxExplicitNumaNodes);
+}
 
-  int min_size = n;
-  std::vector<uint64_t> masks;
-  IterateMasks(positions, budget, [&](uint64_t bits) {
-    const std::vector<int> ids = IdsOf(node_ids, bits);
-    const bool single = ids.size() == 1;
-    std::map<std::string, uint64_t> free, allocatable;
-    for (int id : ids) {
-      for (const auto& [type, bytes] : request) {
-        const MemoryTable* t = Table(state, id, type);
-        if (t == nullptr) continue;
-        free[type] += t->free;
-        allocatable[type] += t->allocatable;
-      }
-    }
-    for (const auto& [type, bytes] : request) {
-      if (allocatable[type] < bytes) return;
-    }
-    min_size = std::min(min_size, static_cast<int>(ids.size()));
-    const NumaNodeState& first = state.machine_state.at(ids[0]);
-    if (single && first.cells.size() > 1) return;
-    if (!single) {
-      for (int id : ids) {
-        const NumaNodeState& node = state.machine_state.at(id);
-        if (node.number_of_assignments == 0) continue;
-        if (node.cells.size() == 1) return;
-        if (!SameGroup(node.cells, ids)) return;
-      }
-    }
-    for (const auto& [type, bytes] : request) {
-      if (free[type] + Reusable(state, pod_uid, ids, type) < bytes) return;
-    }
-    masks.push_back(bits);
-  });
-
-  std::map<std::string, hints::HintList> out;
-  if (masks.empty()) return out;
-  hints::ResourceHints list;
-  for (uint64_t bits : masks) {
-    list.hints.push_back(hints::TopologyHint{.affinity = NumaMask(bits),
-                                             .preferred = NumaMask(bits).Count() == min_size});
-  }
-  for (const auto& [type, bytes] : request) out[type] = list;
-  return out;
+// kubelet's calculateHints as an explicit list (Allocate's own choice of a default or extended
+// hint reads the list kubelet would hold).
+std::map<std::string, hints::HintList> CalculateExplicitHints(const MemoryState& state,
+                                                              std::string_view pod_uid,
+                                                              const Request& request) {
+  return internal::CalculateHints(state, pod_uid, request, NumaMask::kMaxNodes);
 }
 
 // kubelet's regenerateHints; nullopt when the stored blocks do not match the request.
@@ -371,7 +708,7 @@ absl::StatusOr<MemoryState> Allocate(const MemoryState& state, const pod::Pod& p
 
   hints::TopologyHint best = affinity;
   if (!best.affinity) {
-    const auto all = CalculateHints(state, pod.uid, request);
+    const auto all = CalculateExplicitHints(state, pod.uid, request);
     auto mem = all.find(std::string(kMemory));
     if (all.empty() || mem == all.end() || !mem->second || mem->second->hints.empty()) {
       return Rejection(
@@ -385,7 +722,7 @@ absl::StatusOr<MemoryState> Allocate(const MemoryState& state, const pod::Pod& p
     best = def;
   }
   if (!SatisfiesRequest(state, IdsOf(node_ids, best.affinity->bits()), request)) {
-    const auto all = CalculateHints(state, pod.uid, request);
+    const auto all = CalculateExplicitHints(state, pod.uid, request);
     std::vector<hints::TopologyHint> containing;
     auto mem = all.find(std::string(kMemory));
     if (mem != all.end() && mem->second) {

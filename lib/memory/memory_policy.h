@@ -6,20 +6,33 @@
 // Only Guaranteed pods take part: for other pods the hint functions return std::nullopt (no
 // map) and Allocate returns the state unchanged.
 //
-// Hints are in the explicit form of hints::ResourceHints: kubelet's memory lists are not upward
-// closed (the group rules reject some wider masks and accept others), so the list is what
-// kubelet returns, in kubelet's order (mask size, then lexicographic), with every requested
-// type getting the same list. When no mask fits, kubelet returns an empty map (no entry at all),
-// which the topology manager reads as "no preference"; so do we — Allocate then fails.
+// Hints list the masks kubelet's calculateHints returns, with every requested type getting the
+// same list. When no mask fits, kubelet returns an empty map (no entry at all), which the
+// topology manager reads as "no preference"; so do we — Allocate then fails. Two forms of
+// hints::ResourceHints are used:
+// * explicit, in kubelet's order (mask size, then lexicographic), when the enumeration domain
+//   (below) has at most kMaxExplicitNumaNodes (8) nodes — kubelet's own default limit — or when
+//   the list is not upward closed;
+// * upward closed otherwise. kubelet's list is not upward closed in general (the group rules
+//   reject some wider masks and accept others), but it is whenever no node of the domain that
+//   holds blocks, and no mask that fits only thanks to reusable init-container memory, gives a
+//   valid mask: the valid masks are then exactly the masks of the unused nodes that hold the
+//   request in allocatable and free bytes. The generators are their inclusion-minimal masks,
+//   preferred iff of the preferred size, and Expand() gives kubelet's list (in size-then-value
+//   order; the merge does not depend on the order). If finding them takes more than
+//   kMaxMaskBudget steps, the explicit form is used.
 //
-// Bounded enumeration: kubelet walks all 2^N - 1 masks of the N NUMA nodes. We do the same when
-// N <= kMaxExactNumaNodes (16), so results are kubelet's exactly. Above that we enumerate only
-// nodes that have allocatable bytes of a requested type (a node without any adds nothing but
-// width; kubelet would list such wider masks, never as preferred); if those are still more than
-// 16, we walk masks by increasing size and stop after kMaxMaskBudget masks, so the widest
-// masks of huge machines are missing from the list. kubelet refuses to run its topology manager
-// on more than 8 NUMA nodes unless max-allowable-numa-nodes is raised, and is impractically slow
-// far below 64, so there is no kubelet answer to be identical to there.
+// Enumeration domain: kubelet walks all 2^N - 1 masks of the N NUMA nodes. We do the same when
+// N <= kMaxExactNumaNodes (16), so results are kubelet's exactly. Above that the domain is only
+// the nodes that have allocatable bytes of a requested type (a node without any adds nothing
+// but width; kubelet would list such wider masks, never as preferred); if those are still more
+// than 16, an explicit list walks masks by increasing size and stops after kMaxMaskBudget
+// masks, so the widest masks of huge machines are missing from it (an upward-closed list has
+// them all). kubelet refuses to run its topology manager on more than 8 NUMA nodes unless
+// max-allowable-numa-nodes is raised, and is impractically slow far below 64, so there is no
+// kubelet answer to be identical to there.
+//
+// Allocate's own choice of a default or extended hint always reads the explicit list.
 //
 // Masks are over NUMA positions (index in MemoryState::machine_state, ascending OS id).
 // Allocation failures are FAILED_PRECONDITION with kubelet's message (e.g. "[memorymanager]
@@ -45,6 +58,7 @@
 namespace topologyd::memory {
 
 inline constexpr int kMaxExactNumaNodes = 16;
+inline constexpr int kMaxExplicitNumaNodes = 8;
 inline constexpr int64_t kMaxMaskBudget = int64_t{1} << 16;
 
 // Bytes per memory type ("memory", "hugepages-*") of a container's requests; other resources

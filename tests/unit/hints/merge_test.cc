@@ -231,5 +231,34 @@ TEST(MergeTest, ValidateMergeInput) {
   EXPECT_EQ(ValidateMergeInput(in).code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(MergeTest, ManyMinimalMasksOnSixtyFourNodes) {
+  // A CPU request spanning 3 of 64 nodes: C(64, 3) = 41,664 preferred minimal masks, plus
+  // redundant wider generators (dominated, dropped by the merge's minimalization).
+  std::vector<TopologyHint> generators;
+  for (int a = 0; a < 64; ++a) {
+    for (int b = a + 1; b < 64; ++b) {
+      for (int c = b + 1; c < 64; ++c) generators.push_back(H({a, b, c}, true));
+    }
+  }
+  ASSERT_EQ(generators.size(), 41664U);
+  for (int i = 0; i < 200; ++i) {
+    generators.push_back(
+        H({i % 64, (i * 7 + 1) % 64, (i * 13 + 2) % 64, (i * 29 + 3) % 64, (i * 31 + 4) % 64},
+          false));
+  }
+  const NumaMask all = NumaMask::FirstN(64);
+  const auto cpu = Provider({{"cpu", UpClosed(generators, all)}});
+  EXPECT_EQ(RunMerge(64, Policy::kBestEffort, {cpu}),
+            Result(std::vector<int>{0, 1, 2}, true, true));
+  const auto dev = Provider({{"dev", List({H({0, 1, 2, 3}, false), H({5, 6, 7}, true)})}});
+  EXPECT_EQ(RunMerge(64, Policy::kRestricted, {cpu, dev}),
+            Result(std::vector<int>{5, 6, 7}, true, true));
+  // No common preferred mask: among the non-preferred ANDs the size of the widest list's
+  // narrowest hint (4) wins, the smallest value first.
+  const auto wide = Provider({{"dev", List({H({0, 1, 2, 3}, false)})}});
+  EXPECT_EQ(RunMerge(64, Policy::kBestEffort, {cpu, wide}),
+            Result(std::vector<int>{0, 1, 2, 3}, false, true));
+}
+
 }  // namespace
 }  // namespace topologyd::hints

@@ -6,10 +6,10 @@
 #include <random>
 
 #include "lib/memory/memory_policy.h"
+#include "lib/topology/hwloc_source.h"
 #include "tests/unit/memory/memory_test_util.h"
 
 #include "gtest/gtest.h"
-#include "lib/topology/hwloc_source.h"
 
 namespace topologyd::memory {
 namespace {
