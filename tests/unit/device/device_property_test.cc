@@ -7,10 +7,10 @@
 
 #include "lib/device/device_allocator.h"
 #include "lib/device/device_hints.h"
+#include "lib/topology/hwloc_source.h"
 #include "tests/unit/device/device_test_util.h"
 
 #include "gtest/gtest.h"
-#include "lib/topology/hwloc_source.h"
 
 namespace topologyd::device {
 namespace {
