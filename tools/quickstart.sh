@@ -42,8 +42,12 @@ case "${1:-}" in
     echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
     configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
       -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
-    (cd build-asan && LSAN_OPTIONS="suppressions=$repo/tests/lsan.supp" \
-      UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
+    # hwloc's PCI plugin (libpciaccess) keeps about 1 KB per live-machine load and is
+    # unloaded before LeakSanitizer reports, so the leak cannot be suppressed by name. The
+    # sanitizer run discovers the live machine without PCI; PCI handling is tested on
+    # recorded XML topologies, which never load that plugin.
+    (cd build-asan && HWLOC_PLUGINS_BLACKLIST=hwloc_pci UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --output-on-failure -j "$jobs")
     ;;
   *)
     echo "usage: tools/quickstart.sh run|test" >&2
