@@ -102,6 +102,10 @@ void Engine::Enforce() {
   std::vector<cgroup::CpusetTarget> targets;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // Nothing changed since the last write-out (an idempotent Admit, an Allocate repeating
+    // its binding): the kernel already holds this state, and drift is reconcile's job.
+    if (enforced_generation_ && *enforced_generation_ == records_.generation) return;
+    enforced_generation_ = records_.generation;
     targets = CpusetEnforcer::DesiredTargets(records_, allocation_.cpu.default_cpu_set);
   }
   enforcer_->Apply(targets);

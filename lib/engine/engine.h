@@ -154,6 +154,8 @@ class Engine {
 
   std::mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
   std::unique_ptr<CpusetEnforcer> enforcer_;
+  // The state generation last written to the cgroups; guarded by mu_ (set under enforce_mu_).
+  std::optional<uint64_t> enforced_generation_;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;
