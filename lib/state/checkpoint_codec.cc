@@ -236,17 +236,31 @@ json EncodeData(const State& state) {
 }
 
 // The checksum input: the canonical (compact, keys sorted) form of the document minus its
-// checksum. May throw json::type_error for invalid UTF-8; callers catch.
-std::string ChecksumOf(const json& data, uint64_t generation, uint64_t version) {
-  const json unsummed = {{"data", data}, {"generation", generation}, {"version", version}};
-  return fmt::format("crc32c:{:08x}", Crc32c(unsummed.dump()));
+// checksum, i.e. {"data":DATA,"generation":G,"version":V}; `canonical_data` is DATA in that
+// form (json::dump() of the data). Built as a string: the keys are already in sorted order.
+std::string ChecksumOf(std::string_view canonical_data, uint64_t generation, uint64_t version) {
+  const std::string unsummed = fmt::format(R"({{"data":{},"generation":{},"version":{}}})",
+                                           canonical_data, generation, version);
+  return fmt::format("crc32c:{:08x}", Crc32c(unsummed));
+}
+
+// `text` with every line after the first indented by two more spaces. JSON text from dump()
+// has no raw newline inside strings, so this only moves lines.
+std::string IndentNested(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\n') out.append("  ");
+  }
+  return out;
 }
 
 }  // namespace
 
 absl::StatusOr<std::string> StateChecksum(const State& state) {
   try {
-    return ChecksumOf(EncodeData(state), state.generation, kCheckpointVersion);
+    return ChecksumOf(EncodeData(state).dump(), state.generation, kCheckpointVersion);
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(fmt::format("state cannot be encoded: {}", e.what()));
   }
@@ -256,13 +270,13 @@ absl::StatusOr<std::string> EncodeState(const State& state) {
   try {
     const json data = EncodeData(state);
     // The envelope keeps a reading order for people (version first, data last); the data part
-    // is emitted with sorted keys, its canonical order.
-    nlohmann::ordered_json doc;
-    doc["version"] = kCheckpointVersion;
-    doc["generation"] = state.generation;
-    doc["checksum"] = ChecksumOf(data, state.generation, kCheckpointVersion);
-    doc["data"] = nlohmann::ordered_json::parse(data.dump());
-    return doc.dump(2) + "\n";
+    // is emitted with sorted keys, its canonical order. Written out by hand so the data is
+    // serialized once for the checksum and once for the file, never re-parsed.
+    return fmt::format(
+        "{{\n  \"version\": {},\n  \"generation\": {},\n  \"checksum\": \"{}\",\n  "
+        "\"data\": {}\n}}\n",
+        kCheckpointVersion, state.generation,
+        ChecksumOf(data.dump(), state.generation, kCheckpointVersion), IndentNested(data.dump(2)));
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(fmt::format("state cannot be encoded: {}", e.what()));
   }
@@ -290,7 +304,7 @@ absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view sourc
   TOPOLOGYD_ASSIGN_OR_RETURN(const json* data, top.Member("data"));
   TOPOLOGYD_RETURN_IF_ERROR(top.NoUnknownMembers());
   // Parsed strings are valid UTF-8, so dump() cannot throw here.
-  const std::string actual = ChecksumOf(*data, generation, version);
+  const std::string actual = ChecksumOf(data->dump(), generation, version);
   if (stored != actual) {
     return absl::DataLossError(
         fmt::format("{}: checksum mismatch (the file says \"{}\", its contents give \"{}\"); {}",

@@ -275,5 +275,16 @@ TEST(CheckpointCodecTest, LoadsVersion1Fixture) {
   EXPECT_EQ(s->pods.at("pod-from-kubelet").namespace_name, "");
 }
 
+// The file layout is stable: re-encoding the fixture reproduces it byte for byte, so a
+// change to the encoder that would alter written files shows up here.
+TEST(CheckpointCodecTest, ReencodingVersion1FixtureReproducesItExactly) {
+  const std::string bytes = testing::ReadFixture("v1/state.json");
+  absl::StatusOr<State> s = DecodeState(bytes, "v1/state.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  absl::StatusOr<std::string> again = EncodeState(*s);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, bytes);
+}
+
 }  // namespace
 }  // namespace topologyd::state
