@@ -168,6 +168,10 @@ int RunDaemon(const std::string& config_path) {
   grpc::ResourceQuota quota("topologyd");
   quota.SetMaxThreads(kMaxServerThreads);
   builder.SetResourceQuota(quota);
+  // Handlers block while their checkpoint is written, then finish together; with gRPC's
+  // default of 2 idle pollers the others would exit and be re-created on the next request.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                              kMaxServerThreads);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {

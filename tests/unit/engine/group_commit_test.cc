@@ -1,6 +1,9 @@
 #include "lib/engine/group_commit.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -66,6 +69,126 @@ TEST(GroupCommitTest, ConcurrentChangesShareWritesAndAllBecomeDurable) {
   EXPECT_FALSE(overlapped.load()) << "two writers ran at once";
   EXPECT_EQ(committer.durable_generation(), uint64_t{kThreads * kChanges});
   EXPECT_LT(committer.writes(), uint64_t{kThreads * kChanges}) << "no write was shared";
+}
+
+// A write the test holds open until it says so, recording what each write covered.
+class GatedWrites {
+ public:
+  // The write function for a GroupCommitter: snapshots `current`, then waits for Open().
+  absl::StatusOr<uint64_t> Write() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const uint64_t snapshot = current_;
+    ++started_;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return opened_ >= started_; });
+    written_.push_back(snapshot);
+    return snapshot;
+  }
+  // Applies the next change in memory and returns its generation.
+  uint64_t Apply() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ++current_;
+  }
+  void WaitStarted(int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [&] { return started_ >= n; });
+  }
+  // Lets the `n`-th write (1-based) finish.
+  void Open(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    opened_ = n;
+    changed_.notify_all();
+  }
+  int started() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return started_;
+  }
+  std::vector<uint64_t> written() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return written_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  uint64_t current_ = 0;
+  int started_ = 0;
+  int opened_ = 0;
+  std::vector<uint64_t> written_;
+};
+
+void WaitUntilWaiting(const GroupCommitter& committer, size_t n) {
+  while (committer.waiting() < n) std::this_thread::yield();
+}
+
+// Drives the committer into "the last write served three callers": write 1 is held while
+// changes 2..4 queue up behind it, and write 2 (covering them) is held for `hold`.
+void ServeABatchOfThree(GroupCommitter& committer, GatedWrites& gate,
+                        std::chrono::milliseconds hold) {
+  std::vector<std::thread> callers;
+  callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
+  gate.WaitStarted(1);
+  for (int i = 0; i < 3; ++i) {
+    callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
+  }
+  WaitUntilWaiting(committer, 4);
+  gate.Open(1);
+  gate.WaitStarted(2);
+  std::this_thread::sleep_for(hold);
+  gate.Open(2);
+  for (auto& t : callers) t.join();
+  ASSERT_EQ(gate.written(), (std::vector<uint64_t>{1, 4}));
+  ASSERT_EQ(committer.last_batch(), 3u);
+}
+
+TEST(GroupCommitTest, WriterWaitsForAsManyChangesAsTheLastWriteServed) {
+  GatedWrites gate;
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
+  // The last write took >= 2 s, so the next writer may gather that long: ample time for the
+  // two more changes this test adds, however slow the machine.
+  ServeABatchOfThree(committer, gate, std::chrono::seconds(2));
+
+  std::vector<std::thread> callers;
+  callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
+  WaitUntilWaiting(committer, 1);
+  // A writer that did not gather would have started writing change 5 alone by now.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(gate.started(), 2);
+  for (int i = 0; i < 2; ++i) {
+    callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
+  }
+  gate.Open(100);
+  for (auto& t : callers) t.join();
+  // One write for changes 5..7, not one for change 5 and another for 6 and 7.
+  EXPECT_EQ(gate.written(), (std::vector<uint64_t>{1, 4, 7}));
+  EXPECT_EQ(committer.writes(), 3u);
+  EXPECT_EQ(committer.last_batch(), 3u);
+}
+
+TEST(GroupCommitTest, LoneWriterStopsGatheringAfterTheLastWriteTime) {
+  GatedWrites gate;
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
+  ServeABatchOfThree(committer, gate, std::chrono::milliseconds(20));
+  gate.Open(100);
+  // Nobody else comes: the change is still written, alone, and the committer stops
+  // expecting company.
+  const uint64_t g = gate.Apply();
+  EXPECT_TRUE(committer.WaitDurable(g).ok());
+  EXPECT_EQ(gate.written(), (std::vector<uint64_t>{1, 4, 5}));
+  EXPECT_EQ(committer.last_batch(), 1u);
+  EXPECT_EQ(committer.waiting(), 0u);
+}
+
+TEST(GroupCommitTest, GatheringIsCappedByMaxGather) {
+  GatedWrites gate;
+  // The last write took >= 3 s, but the cap is 1 ms: a lone writer must not gather for the
+  // 3 s (the bound below leaves seconds of slack for a slow machine).
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::milliseconds(1));
+  ServeABatchOfThree(committer, gate, std::chrono::seconds(3));
+  gate.Open(100);
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(committer.WaitDurable(gate.Apply()).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(2500));
 }
 
 TEST(GroupCommitTest, FailedWriteFailsItsCallerAndTheNextCallerRetries) {
