@@ -753,6 +753,15 @@ int Run(const Options& opts) {
             "admit p50 / (status p50 + checkpoint x1 p50) = {:.3f} / ({:.3f} + {:.3f}) = {:.2f}\n",
             rows.at("admit").p50_ms, rows.at("status").p50_ms, rows.at(one).p50_ms, ratio);
         doc["ratio_admit_p50_to_floor"] = ratio;
+        // Every acknowledgement waits for a round trip and for a checkpoint write that began
+        // after its change: no client completes operations faster than one per floor, so
+        // `clients` clients top out near clients / floor operations per second.
+        double ceiling = opts.clients / floor * 1000.0 / 2.0;
+        text += fmt::format(
+            "estimated ceiling with {} client{}: {} / ({:.3f} ms per operation) / 2 = {:.0f} "
+            "pairs per second\n",
+            opts.clients, opts.clients == 1 ? "" : "s", opts.clients, floor, ceiling);
+        doc["admit_release_pairs_per_s_ceiling_estimate"] = ceiling;
         std::string many = fmt::format("checkpoint x{}", opts.clients);
         if (opts.clients > 1 && rows.contains(many)) {
           double floor_n = rows.at("status").p50_ms + rows.at(many).p50_ms;
