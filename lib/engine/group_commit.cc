@@ -48,7 +48,8 @@ absl::Status GroupCommitter::WaitDurable(uint64_t generation) {
     }
     written_.notify_all();
     if (!wrote.ok()) {
-      pending_.erase(pending_.find(generation));
+      // Still pending (a failed write covers nothing); this caller stops waiting.
+      if (auto it = pending_.find(generation); it != pending_.end()) pending_.erase(it);
       return wrote.status();
     }
   }

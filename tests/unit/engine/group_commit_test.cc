@@ -201,6 +201,7 @@ TEST(GroupCommitTest, FailedWriteFailsItsCallerAndTheNextCallerRetries) {
   EXPECT_EQ(first.code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(committer.durable_generation(), 0u);
   EXPECT_FALSE(committer.last_write_status().ok());
+  EXPECT_EQ(committer.waiting(), 0u) << "the failed caller still counted as waiting";
   EXPECT_TRUE(committer.WaitDurable(1).ok());
   EXPECT_EQ(committer.durable_generation(), 1u);
   EXPECT_TRUE(committer.last_write_status().ok());
