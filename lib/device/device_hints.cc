@@ -209,6 +209,29 @@ std::vector<std::string> FreeDevices(const DevicePool& pool, const DeviceState& 
 
 hints::HintList CannotSatisfy() { return hints::ResourceHints{}; }
 
+// The hints for one topology-aware resource, as kubelet's GetTopologyHints and
+// GetPodTopologyHints build them: devices already `held` (a repeated admission) must be
+// exactly the request and give the hints themselves; otherwise the free devices plus the
+// `reusable` ones (freed by init containers) must cover the request.
+absl::StatusOr<hints::HintList> ResourceHintList(const DevicePool& pool, int numa_count,
+                                                 const std::vector<std::string>& held,
+                                                 const std::vector<std::string>& available,
+                                                 const std::vector<std::string>& reusable,
+                                                 int64_t requested) {
+  if (!held.empty()) {
+    if (static_cast<int64_t>(held.size()) != requested) return CannotSatisfy();
+    TOPOLOGYD_ASSIGN_OR_RETURN(hints::ResourceHints h,
+                               GenerateDeviceHints(pool, numa_count, held, {}, requested));
+    return h;
+  }
+  std::set<std::string> either(available.begin(), available.end());
+  either.insert(reusable.begin(), reusable.end());
+  if (static_cast<int64_t>(either.size()) < requested) return CannotSatisfy();
+  TOPOLOGYD_ASSIGN_OR_RETURN(hints::ResourceHints h,
+                             GenerateDeviceHints(pool, numa_count, available, reusable, requested));
+  return h;
+}
+
 }  // namespace
 
 absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInventory& inventory,
@@ -229,32 +252,13 @@ absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInven
       out[resource] = std::nullopt;
       continue;
     }
-    const std::vector<std::string> allocated =
-        ContainerDeviceIds(state, pod.uid, container_name, resource);
-    if (!allocated.empty()) {
-      if (static_cast<int64_t>(allocated.size()) != requested) {
-        out[resource] = CannotSatisfy();
-        continue;
-      }
-      TOPOLOGYD_ASSIGN_OR_RETURN(
-          hints::ResourceHints h,
-          GenerateDeviceHints(*pool, inventory.numa_count, allocated, {}, requested));
-      out[resource] = std::move(h);
-      continue;
-    }
-    const std::vector<std::string> available = FreeDevices(*pool, state);
-    const std::set<std::string> reusable_set = ReusableDevices(state, pod, resource);
-    std::set<std::string> either(available.begin(), available.end());
-    either.insert(reusable_set.begin(), reusable_set.end());
-    if (static_cast<int64_t>(either.size()) < requested) {
-      out[resource] = CannotSatisfy();
-      continue;
-    }
-    const std::vector<std::string> reusable(reusable_set.begin(), reusable_set.end());
+    const std::set<std::string> reusable = ReusableDevices(state, pod, resource);
     TOPOLOGYD_ASSIGN_OR_RETURN(
-        hints::ResourceHints h,
-        GenerateDeviceHints(*pool, inventory.numa_count, available, reusable, requested));
-    out[resource] = std::move(h);
+        out[resource],
+        ResourceHintList(*pool, inventory.numa_count,
+                         ContainerDeviceIds(state, pod.uid, container_name, resource),
+                         FreeDevices(*pool, state),
+                         std::vector<std::string>(reusable.begin(), reusable.end()), requested));
   }
   return out;
 }
@@ -272,27 +276,10 @@ absl::StatusOr<hints::ProviderHints> GetPodTopologyHints(const DeviceInventory& 
       continue;
     }
     const std::set<std::string> held = PodDeviceIds(state, pod.uid, resource);
-    if (!held.empty()) {
-      if (static_cast<int64_t>(held.size()) != requested) {
-        out[resource] = CannotSatisfy();
-        continue;
-      }
-      TOPOLOGYD_ASSIGN_OR_RETURN(
-          hints::ResourceHints h,
-          GenerateDeviceHints(*pool, inventory.numa_count,
-                              std::vector<std::string>(held.begin(), held.end()), {}, requested));
-      out[resource] = std::move(h);
-      continue;
-    }
-    const std::vector<std::string> available = FreeDevices(*pool, state);
-    if (static_cast<int64_t>(available.size()) < requested) {
-      out[resource] = CannotSatisfy();
-      continue;
-    }
-    TOPOLOGYD_ASSIGN_OR_RETURN(
-        hints::ResourceHints h,
-        GenerateDeviceHints(*pool, inventory.numa_count, available, {}, requested));
-    out[resource] = std::move(h);
+    TOPOLOGYD_ASSIGN_OR_RETURN(out[resource],
+                               ResourceHintList(*pool, inventory.numa_count,
+                                                std::vector<std::string>(held.begin(), held.end()),
+                                                FreeDevices(*pool, state), {}, requested));
   }
   return out;
 }

@@ -204,6 +204,21 @@ TEST(DeviceHintsTest, ReusableInitContainerDevicesMustTouchTheMask) {
   EXPECT_TRUE(ReusableDevices(s2, with_sidecar, "a.com/x").empty());
 }
 
+TEST(DeviceHintsTest, ReusableDevicesCountTowardsTheRequestWhenNothingIsFree) {
+  // §b.2 step 3: the request is checked against available plus reusable devices. Every device is
+  // in use (d0 by another pod, d1 by this pod's init container), yet the app container can
+  // have d1.
+  const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1})})});
+  const pod::Pod pod =
+      MakePod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}})});
+  DeviceState state;
+  state.pods["other"]["c"]["a.com/x"] = {"d0"};
+  state.pods["p"]["init"]["a.com/x"] = {"d1"};
+  auto h = GetContainerTopologyHints(inv, state, pod, "app");
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(Expand(*(*h)->at("a.com/x")), (std::vector{H({1}, true), H({0, 1}, false)}));
+}
+
 // A direct transcription of kubelet's generateDeviceTopologyHints loop (all 2^N masks), used
 // as the reference for the upward-closed form.
 std::vector<TopologyHint> KubeletReference(const DevicePool& pool, int numa_count,
