@@ -30,11 +30,7 @@ int RunAdmit(const GlobalOptions& g, const std::string& pod_file) {
   if (!s.ok()) return ReportRpcError("admit", s, g.socket);
 
   nlohmann::json doc = DecisionToJson(response);
-  if (g.format() == OutputFormat::kTable) {
-    PrintDecisionTable(doc);
-  } else {
-    PrintDocument(doc, g.format());
-  }
+  PrintResult(doc, g.format(), PrintDecisionTable);
   if (!response.admitted()) {
     std::cerr << "topoctl: admit: refused: " << response.reason() << ": " << response.message()
               << "\n";

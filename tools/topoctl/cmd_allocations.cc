@@ -67,11 +67,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
       grpc::Status s = stub->ListAllocations(CallContext().get(), {}, &response);
       if (!s.ok()) return ReportRpcError("allocations", s, g.socket);
       nlohmann::json doc = AllocationsToJson(response);
-      if (g.format() == OutputFormat::kTable) {
-        PrintAllocationsTable(doc);
-      } else {
-        PrintDocument(doc, g.format());
-      }
+      PrintResult(doc, g.format(), PrintAllocationsTable);
       return kExitOk;
     };
   });

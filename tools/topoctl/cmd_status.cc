@@ -92,11 +92,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
       grpc::Status s = stub->Status(CallContext().get(), {}, &response);
       if (!s.ok()) return ReportRpcError("status", s, g.socket);
       nlohmann::json doc = StatusToJson(response);
-      if (g.format() == OutputFormat::kTable) {
-        PrintStatusTable(doc);
-      } else {
-        PrintDocument(doc, g.format());
-      }
+      PrintResult(doc, g.format(), PrintStatusTable);
       return kExitOk;
     };
   });

@@ -147,11 +147,7 @@ int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file) {
   if (!s.ok()) return ReportRpcError("explain", s, g.socket);
 
   nlohmann::json doc = ExplainResponseToJson(response);
-  if (g.format() == OutputFormat::kTable) {
-    PrintExplainTable(doc);
-  } else {
-    PrintDocument(doc, g.format());
-  }
+  PrintResult(doc, g.format(), PrintExplainTable);
   if (!response.decision().admitted()) {
     std::cerr << "topoctl: explain: would be refused: " << response.decision().reason() << ": "
               << response.decision().message() << "\n";

@@ -42,6 +42,15 @@ void PrintDocument(const nlohmann::json& doc, OutputFormat format) {
   }
 }
 
+void PrintResult(const nlohmann::json& doc, OutputFormat format,
+                 const std::function<void(const nlohmann::json&)>& print_table) {
+  if (format == OutputFormat::kTable) {
+    print_table(doc);
+  } else {
+    PrintDocument(doc, format);
+  }
+}
+
 std::string RenderTable(const std::vector<std::string>& header,
                         const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);

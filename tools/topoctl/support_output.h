@@ -2,6 +2,7 @@
 // aligned text tables for people.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@ namespace topoctl {
 
 // Prints `doc` as pretty JSON or as YAML, per `format` (kTable is not handled here).
 void PrintDocument(const nlohmann::json& doc, OutputFormat format);
+
+// Prints `doc` with `print_table` for kTable, else as PrintDocument does.
+void PrintResult(const nlohmann::json& doc, OutputFormat format,
+                 const std::function<void(const nlohmann::json&)>& print_table);
 
 // A minimal text table: a header row, then rows; columns padded to their widest cell.
 std::string RenderTable(const std::vector<std::string>& header,
