@@ -125,7 +125,10 @@ bool DaemonProcess::WaitUntilServing(const std::string& socket, std::chrono::sec
   return false;
 }
 
-void DaemonProcess::Signal(int sig) { ::kill(pid_, sig); }
+void DaemonProcess::Signal(int sig) {
+  // Once the daemon has been reaped pid_ is -1, and kill(-1, sig) would signal every process.
+  if (pid_ > 0) ::kill(pid_, sig);
+}
 
 std::optional<int> DaemonProcess::WaitForExit(std::chrono::seconds deadline) {
   auto until = std::chrono::steady_clock::now() + deadline;
