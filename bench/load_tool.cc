@@ -894,6 +894,9 @@ int Run(const Options& opts) {
 
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
+  // As in the daemon, so the checkpoint floor's saves take the daemon's path (see
+  // state::PosixFileSystem: retired files are reused only while SIGIO is ignored).
+  ::signal(SIGIO, SIG_IGN);
   topologyd::bench::Options opts;
   CLI::App app{
       "Load generator for topologyd: N clients admitting and releasing pods, against the floors "

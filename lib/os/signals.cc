@@ -22,6 +22,9 @@ void BlockDaemonSignals() {
   sigset_t set = DaemonSignalSet();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // The checkpoint store reuses a retired file only under a write lease, whose break (someone
+  // opening the file meanwhile) the kernel signals with SIGIO; it must not end the daemon.
+  signal(SIGIO, SIG_IGN);
 }
 
 std::optional<DaemonSignal> WaitForSignal(std::chrono::milliseconds timeout) {

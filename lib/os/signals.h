@@ -12,7 +12,7 @@ namespace topologyd::os {
 enum class DaemonSignal { kTerminate, kReload };
 
 // Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and ignores SIGPIPE (a client
-// hanging up must not kill the daemon).
+// hanging up must not kill the daemon) and SIGIO (see state::PosixFileSystem).
 void BlockDaemonSignals();
 
 // Waits up to `timeout` for a blocked daemon signal. nullopt on timeout.

@@ -22,6 +22,12 @@ std::string RandomSuffix() {
   return fmt::format("{:016x}", rng());
 }
 
+// Errors that say this process, sandbox (seccomp, LSM) or file system cannot exchange or
+// lease files at all, as opposed to a failure of this one save.
+bool CannotReuse(const absl::Status& s) {
+  return absl::IsUnimplemented(s) || absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s);
+}
+
 absl::Status Annotate(const absl::Status& s, std::string_view what) {
   return absl::Status(s.code(), fmt::format("{}: {}", what, s.message()));
 }
@@ -43,11 +49,44 @@ absl::StatusOr<CheckpointStore> CheckpointStore::Open(FileSystem* fs, std::strin
   return CheckpointStore(fs, std::move(dir));
 }
 
+absl::Status CheckpointStore::WriteTemp(std::string_view bytes, std::string* temp) {
+  if (spare_) {
+    *temp = *std::exchange(spare_, std::nullopt);
+    absl::Status s = fs_->OverwriteUnsharedFileAndSync(*temp, bytes);
+    if (s.ok()) return s;
+    // This process, sandbox or file system cannot prove a file unshared: stop keeping spares.
+    if (CannotReuse(s)) reuse_ = false;
+    // Open elsewhere, gone or unwritable: drop it for a new file, so a spare never fails a
+    // save and a reader holding the old checkpoint open keeps reading it whole.
+    (void)fs_->Remove(*temp);
+  }
+  *temp = fmt::format("{}/{}{}", dir_, kTempPrefix, RandomSuffix());
+  return fs_->WriteNewFileAndSync(*temp, bytes, kFileMode);
+}
+
+absl::Status CheckpointStore::Publish(const std::string& temp, bool* kept_previous) {
+  *kept_previous = false;
+  if (reuse_) {
+    absl::Status s = fs_->Exchange(temp, path());
+    if (s.ok()) {
+      *kept_previous = true;
+      return s;
+    }
+    if (CannotReuse(s)) {
+      reuse_ = false;                   // nothing happened: the plain rename below does the job
+    } else if (!absl::IsNotFound(s)) {  // NOT_FOUND: no checkpoint yet, nothing to exchange
+      return s;
+    }
+  }
+  return fs_->Rename(temp, path());
+}
+
 absl::Status CheckpointStore::Save(const State& state) {
   TOPOLOGYD_ASSIGN_OR_RETURN(std::string bytes, EncodeState(state));
-  const std::string temp = fmt::format("{}/{}{}", dir_, kTempPrefix, RandomSuffix());
-  absl::Status s = fs_->WriteNewFileAndSync(temp, bytes, kFileMode);
-  if (s.ok()) s = fs_->Rename(temp, path());
+  std::string temp;
+  bool kept_previous = false;  // after Publish, `temp` names the previous checkpoint
+  absl::Status s = WriteTemp(bytes, &temp);
+  if (s.ok()) s = Publish(temp, &kept_previous);
   if (!s.ok()) {
     // The previous checkpoint is untouched; do not leave the half-written temp behind. A
     // failure to remove it is not reported over the write error: Load() sweeps leftovers.
@@ -55,14 +94,20 @@ absl::Status CheckpointStore::Save(const State& state) {
     return Annotate(s, fmt::format("cannot save state generation {}", state.generation));
   }
   if (absl::Status synced = fs_->SyncDir(dir_); !synced.ok()) {
+    // The exchange may not be durable, so on disk `temp` may still be the checkpoint: it must
+    // never be overwritten. Remove the name and start the next save from a new file.
+    if (kept_previous) (void)fs_->Remove(temp);
     return Annotate(
         synced, fmt::format("state generation {} written but not made durable", state.generation));
   }
+  if (kept_previous) spare_ = std::move(temp);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<State>> CheckpointStore::Load() {
-  // Leftover temp files are from a Save that never renamed; they hold nothing committed.
+  // Leftover temp files are from a Save that never renamed, or retired checkpoints kept for
+  // reuse; neither holds the committed state.
+  spare_.reset();
   if (absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(dir_); names.ok()) {
     for (const std::string& name : *names) {
       if (name.starts_with(kTempPrefix)) (void)fs_->Remove(dir_ + "/" + name);

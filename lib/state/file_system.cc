@@ -2,10 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "lib/common/absl_fmt.h"
@@ -41,6 +44,12 @@ class Fd {
  private:
   int fd_;
 };
+
+bool SigioIgnored() {
+  struct sigaction action {};
+  return ::sigaction(SIGIO, nullptr, &action) == 0 && (action.sa_flags & SA_SIGINFO) == 0 &&
+         action.sa_handler == SIG_IGN;
+}
 
 absl::Status WriteAll(int fd, std::string_view contents, const std::string& path) {
   while (!contents.empty()) {
@@ -91,9 +100,60 @@ absl::Status PosixFileSystem::WriteNewFileAndSync(const std::string& path,
   return absl::OkStatus();
 }
 
+absl::Status PosixFileSystem::OverwriteUnsharedFileAndSync(const std::string& path,
+                                                           std::string_view contents) {
+  if (!SigioIgnored()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "overwrite {}: SIGIO is not ignored, so no write lease can show the file unshared", path));
+  }
+  // O_NONBLOCK: a FIFO planted under the name must not hang the save (it is refused below).
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (fd.get() < 0) return Errno(errno, "open", path);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Errno(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(fmt::format("overwrite {}: not a regular file", path));
+  }
+  // A write lease is granted only while no other open file refers to the inode; it is held
+  // until the descriptor is closed, so a later opener waits for the finished contents.
+  if (::fcntl(fd.get(), F_SETLEASE, F_WRLCK) != 0) {
+    const int lease_errno = errno;
+    if (lease_errno == EAGAIN) {
+      return absl::UnavailableError(fmt::format("overwrite {}: the file is open elsewhere", path));
+    }
+    if (lease_errno == EINVAL) {
+      return absl::UnimplementedError(
+          fmt::format("overwrite {}: this file system has no leases", path));
+    }
+    return Errno(lease_errno, "lease", path);
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(WriteAll(fd.get(), contents, path));
+  if (st.st_size > static_cast<off_t>(contents.size()) &&
+      ::ftruncate(fd.get(), static_cast<off_t>(contents.size())) != 0) {
+    return Errno(errno, "truncate", path);
+  }
+  if (::fsync(fd.get()) != 0) return Errno(errno, "fsync", path);
+  if (fd.Close() != 0) return Errno(errno, "close", path);
+  return absl::OkStatus();
+}
+
 absl::Status PosixFileSystem::Rename(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return Errno(errno, "rename", fmt::format("{} to {}", from, to));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PosixFileSystem::Exchange(const std::string& a, const std::string& b) {
+  if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
+    const int exchange_errno = errno;
+    // EINVAL: this file system does not implement the flag (ENOSYS: the kernel does not).
+    if (exchange_errno == EINVAL || exchange_errno == ENOSYS || exchange_errno == EOPNOTSUPP) {
+      return absl::UnimplementedError(
+          fmt::format("exchange {} and {}: not supported by this file system ({})", a, b,
+                      std::strerror(exchange_errno)));
+    }
+    return Errno(exchange_errno, "exchange", fmt::format("{} and {}", a, b));
   }
   return absl::OkStatus();
 }
@@ -141,12 +201,20 @@ absl::Status PosixFileSystem::MakeDir(const std::string& dir, mode_t mode) {
 void FaultInjectingFileSystem::FailOperation(int n, int error_number) {
   fail_at_ = n;
   fail_errno_ = error_number;
+  fail_on_ = false;
+}
+
+void FaultInjectingFileSystem::FailFrom(int n, int error_number) {
+  FailOperation(n, error_number);
+  fail_on_ = true;
 }
 
 std::optional<absl::Status> FaultInjectingFileSystem::Tick(std::string_view op,
                                                            const std::string& path) {
   ++count_;
-  if (count_ != fail_at_) return std::nullopt;
+  if (fail_at_ == 0 || count_ < fail_at_ || (count_ > fail_at_ && !fail_on_)) {
+    return std::nullopt;
+  }
   return Errno(fail_errno_, fmt::format("{} (injected failure #{})", op, count_), path);
 }
 
@@ -169,12 +237,29 @@ absl::Status FaultInjectingFileSystem::WriteNewFileAndSync(const std::string& pa
   return absl::OkStatus();
 }
 
+absl::Status FaultInjectingFileSystem::OverwriteUnsharedFileAndSync(const std::string& path,
+                                                                    std::string_view contents) {
+  if (auto injected = Tick("overwrite", path)) {
+    // A failed overwrite leaves the file torn; its name stays.
+    (void)base_->OverwriteUnsharedFileAndSync(path, contents.substr(0, contents.size() / 2));
+    return *injected;
+  }
+  return base_->OverwriteUnsharedFileAndSync(path, contents);
+}
+
 absl::Status FaultInjectingFileSystem::Rename(const std::string& from, const std::string& to) {
   if (auto injected = Tick("rename", from)) return *injected;
   std::optional<std::string> previous;
   if (absl::StatusOr<std::string> old = base_->ReadFile(to); old.ok()) previous = *old;
   TOPOLOGYD_RETURN_IF_ERROR(base_->Rename(from, to));
   pending_.push_back({Pending::Kind::kRename, to, from, std::move(previous)});
+  return absl::OkStatus();
+}
+
+absl::Status FaultInjectingFileSystem::Exchange(const std::string& a, const std::string& b) {
+  if (auto injected = Tick("exchange", a)) return *injected;
+  TOPOLOGYD_RETURN_IF_ERROR(base_->Exchange(a, b));
+  pending_.push_back({Pending::Kind::kExchange, b, a, std::nullopt});
   return absl::OkStatus();
 }
 
@@ -220,6 +305,9 @@ absl::Status FaultInjectingFileSystem::SimulateCrash() {
         if (p.previous) {
           TOPOLOGYD_RETURN_IF_ERROR(base_->WriteNewFileAndSync(p.path, *p.previous, 0600));
         }
+        break;
+      case Pending::Kind::kExchange:
+        TOPOLOGYD_RETURN_IF_ERROR(base_->Exchange(p.from, p.path));
         break;
       case Pending::Kind::kRemove:
         if (p.previous) {

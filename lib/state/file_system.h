@@ -32,8 +32,18 @@ class FileSystem {
   // `contents` and fsyncs the file. On error the file may exist with partial contents.
   virtual absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
                                            mode_t mode) = 0;
+  // Replaces the contents of the existing regular file `path` (symlinks are not followed)
+  // with `contents` and fsyncs it, but only if no other open file refers to it, so nobody who
+  // opened it earlier sees it change. UNAVAILABLE when it is open elsewhere; FAILED_PRECONDITION
+  // or UNIMPLEMENTED when this process or file system cannot tell; NOT_FOUND when it does not
+  // exist. On a write error the file may hold a mix of old and new contents.
+  virtual absl::Status OverwriteUnsharedFileAndSync(const std::string& path,
+                                                    std::string_view contents) = 0;
   // rename(2): atomically replaces `to`.
   virtual absl::Status Rename(const std::string& from, const std::string& to) = 0;
+  // renameat2(RENAME_EXCHANGE): atomically swaps the files named `a` and `b`. NOT_FOUND when
+  // either is missing; UNIMPLEMENTED when the file system cannot exchange names.
+  virtual absl::Status Exchange(const std::string& a, const std::string& b) = 0;
   // fsyncs the directory, making the entries created, renamed or removed in it durable.
   virtual absl::Status SyncDir(const std::string& dir) = 0;
   // Removes a file. NOT_FOUND when it does not exist.
@@ -44,13 +54,19 @@ class FileSystem {
   virtual absl::Status MakeDir(const std::string& dir, mode_t mode) = 0;
 };
 
-// The real thing, on POSIX calls.
+// The real thing, on POSIX calls. OverwriteUnsharedFileAndSync proves the file unshared with
+// a write lease (fcntl F_SETLEASE), held while it writes. Someone opening the file meanwhile
+// makes the kernel send the lease holder SIGIO, which would end the process, so it works only
+// while SIGIO is ignored (FAILED_PRECONDITION otherwise); the daemon ignores it.
 class PosixFileSystem final : public FileSystem {
  public:
   absl::StatusOr<std::string> ReadFile(const std::string& path) override;
   absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
                                    mode_t mode) override;
+  absl::Status OverwriteUnsharedFileAndSync(const std::string& path,
+                                            std::string_view contents) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
+  absl::Status Exchange(const std::string& a, const std::string& b) override;
   absl::Status SyncDir(const std::string& dir) override;
   absl::Status Remove(const std::string& path) override;
   absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override;
@@ -60,20 +76,26 @@ class PosixFileSystem final : public FileSystem {
 // Wraps another FileSystem (not owned; must outlive this) for crash and error tests.
 //
 // Fault injection: FailOperation(n, errno) makes the n-th call (1-based, counted from the
-// wrapper's creation or the last ResetCountForTest(), across all methods) fail with that errno
-// without reaching the wrapped file system, except that a failing WriteNewFileAndSync first
-// writes half of the contents unsynced, as a real short write would leave them.
+// wrapper's creation or the last ResetCountForTest(), across all methods), and FailFrom(n,
+// errno) that call and every later one, fail with that errno
+// without reaching the wrapped file system, except that a failing WriteNewFileAndSync or
+// OverwriteUnsharedFileAndSync first writes half of the contents unsynced, as a real short
+// write would leave them.
 //
-// Crash simulation: file creations, renames and removals become durable only when their
-// directory is synced (SyncDir), as on a real file system after power loss. SimulateCrash()
-// undoes every change not yet made durable, newest first: renames are reverted (restoring the
-// file a rename replaced), created files and partial writes are deleted. ReadFile is never
-// counted as a change.
+// Crash simulation: file creations, renames, exchanges and removals become durable only when
+// their directory is synced (SyncDir), as on a real file system after power loss. The
+// contents an overwrite fsynced stay. SimulateCrash() undoes every change not yet made
+// durable, newest first: renames and exchanges are reverted (restoring the file a rename
+// replaced), created files and partial writes are deleted. Names stand for the files behind
+// them, so an overwrite through a name whose exchange is undone lands where it would on disk.
+// ReadFile is never counted as a change.
 class FaultInjectingFileSystem final : public FileSystem {
  public:
   explicit FaultInjectingFileSystem(FileSystem* base) : base_(base) {}
 
   void FailOperation(int n, int error_number);
+  // Like FailOperation, but every call from the n-th on fails: a disk that went away.
+  void FailFrom(int n, int error_number);
   int operation_count() const { return count_; }
   void ResetCountForTest() { count_ = 0; }
   // Reverts the wrapped file system to its last durable state (see above).
@@ -82,7 +104,10 @@ class FaultInjectingFileSystem final : public FileSystem {
   absl::StatusOr<std::string> ReadFile(const std::string& path) override;
   absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
                                    mode_t mode) override;
+  absl::Status OverwriteUnsharedFileAndSync(const std::string& path,
+                                            std::string_view contents) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
+  absl::Status Exchange(const std::string& a, const std::string& b) override;
   absl::Status SyncDir(const std::string& dir) override;
   absl::Status Remove(const std::string& path) override;
   absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override;
@@ -91,9 +116,9 @@ class FaultInjectingFileSystem final : public FileSystem {
  private:
   // One change not yet made durable by a directory sync.
   struct Pending {
-    enum class Kind { kCreate, kRename, kRemove } kind;
-    std::string path;                     // created / removed file, or rename target
-    std::string from;                     // rename source
+    enum class Kind { kCreate, kRename, kExchange, kRemove } kind;
+    std::string path;                     // created / removed file, or rename/exchange target
+    std::string from;                     // rename/exchange source
     std::optional<std::string> previous;  // contents `path` had before a rename or removal
   };
 
@@ -104,6 +129,7 @@ class FaultInjectingFileSystem final : public FileSystem {
   int count_ = 0;
   int fail_at_ = 0;
   int fail_errno_ = 0;
+  bool fail_on_ = false;  // keep failing after fail_at_
   std::vector<Pending> pending_;
 };
 

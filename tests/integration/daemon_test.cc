@@ -120,12 +120,17 @@ TEST(DaemonProcessTest, ServesStatusReloadsOnHupAndStopsOnTerm) {
   EXPECT_THAT(ReadFile(dir.File("log")), HasSubstr("reload refused restart-only keys"));
 }
 
-TEST(DaemonProcessTest, SigintAlsoStopsCleanly) {
+// SIGINT stops the daemon like SIGTERM. SIGIO must not: the kernel sends it to the holder of
+// a write lease when someone opens the leased file, and the checkpoint store takes such leases.
+TEST(DaemonProcessTest, SigintStopsCleanlyAndSigioDoesNotStopIt) {
   TempDir dir;
   WriteFile(dir.File("config.yaml"), MinimalConfig(dir.path()));
   DaemonProcess daemon;
   daemon.Start(dir.File("config.yaml"), dir.File("log"));
   ASSERT_TRUE(daemon.WaitUntilServing(dir.File("topologyd.sock"), seconds(30)));
+  daemon.Signal(SIGIO);
+  EXPECT_FALSE(daemon.WaitForExit(seconds(1)).has_value()) << "SIGIO ended the daemon";
+  EXPECT_EQ(StatusJson(dir.File("topologyd.sock"))["cpu_manager_policy"], "static");
   daemon.Signal(SIGINT);
   EXPECT_EQ(daemon.WaitForExit(seconds(30)), std::optional<int>(0));
 }

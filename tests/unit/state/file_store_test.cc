@@ -1,5 +1,7 @@
 #include "lib/state/file_store.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +19,20 @@
 namespace topologyd::state {
 namespace {
 
+// As in the daemon: the store reuses files only while SIGIO (the lease-break signal) is
+// ignored. Tests that need it otherwise set it back and restore it.
+const bool kSigioIgnored = [] { return ::signal(SIGIO, SIG_IGN) != SIG_ERR; }();
+
+// Sets SIGIO to its default action for one scope.
+class DefaultSigio {
+ public:
+  DefaultSigio() { previous_ = ::signal(SIGIO, SIG_DFL); }
+  ~DefaultSigio() { ::signal(SIGIO, previous_); }
+
+ private:
+  sighandler_t previous_;
+};
+
 // A fresh directory under the test temp dir, removed afterwards.
 class TempDir {
  public:
@@ -33,6 +49,19 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// A store on a fault-injecting file system in a fresh directory.
+struct FaultyStore {
+  FaultyStore() {
+    absl::StatusOr<CheckpointStore> opened = CheckpointStore::Open(&fs, tmp.path());
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    if (opened.ok()) store.emplace(*std::move(opened));
+  }
+  TempDir tmp;
+  PosixFileSystem posix;
+  FaultInjectingFileSystem fs{&posix};
+  std::optional<CheckpointStore> store;
 };
 
 State MakeState(uint64_t generation, int cpu) {
@@ -137,105 +166,246 @@ TEST(CheckpointStoreTest, LoadRemovesLeftoverTempFiles) {
   EXPECT_EQ(Entries(tmp.path()), (std::vector<std::string>{"state.json", "unrelated"}));
 }
 
-// Save performs: write temp (1), rename (2), fsync dir (3). Fail each in turn, with each errno
-// a disk can give, and check what survives, before and after a simulated crash.
+// Save performs: write temp (1), exchange with state.json (2), fsync dir (3). Fail each in
+// turn, with each errno a disk can give, and check what survives, before and after a simulated
+// crash.
 TEST(CheckpointStoreTest, FailureAtEachStepKeepsAConsistentCheckpoint) {
   for (int step = 1; step <= 3; ++step) {
     for (int error_number : {EIO, ENOSPC, EDQUOT}) {
       SCOPED_TRACE(::testing::Message() << "step " << step << " errno " << error_number);
-      TempDir tmp;
-      PosixFileSystem posix;
-      FaultInjectingFileSystem fs(&posix);
-      absl::StatusOr<CheckpointStore> store = CheckpointStore::Open(&fs, tmp.path());
-      ASSERT_TRUE(store.ok());
+      FaultyStore s;
       const State old_state = MakeState(1, 1);
       const State new_state = MakeState(2, 2);
-      ASSERT_TRUE(store->Save(old_state).ok());
+      ASSERT_TRUE(s.store->Save(old_state).ok());
 
-      fs.ResetCountForTest();
-      fs.FailOperation(step, error_number);
-      absl::Status saved = store->Save(new_state);
+      s.fs.ResetCountForTest();
+      s.fs.FailOperation(step, error_number);
+      absl::Status saved = s.store->Save(new_state);
       ASSERT_FALSE(saved.ok());
       EXPECT_EQ(saved.code(), absl::ErrnoToStatusCode(error_number)) << saved;
       EXPECT_NE(saved.message().find("injected failure"), std::string::npos) << saved;
-      fs.FailOperation(0, 0);
+      s.fs.FailOperation(0, 0);
 
       // No temp file is left behind, whatever failed.
-      EXPECT_EQ(Entries(tmp.path()), std::vector<std::string>{"state.json"});
-      absl::StatusOr<std::optional<State>> now = store->Load();
+      EXPECT_EQ(Entries(s.tmp.path()), std::vector<std::string>{"state.json"});
+      absl::StatusOr<std::optional<State>> now = s.store->Load();
       ASSERT_TRUE(now.ok()) << now.status();
       // Before the rename the old state is untouched; after it, the new one is in place but
       // not yet durable.
       EXPECT_EQ(**now, step < 3 ? old_state : new_state);
 
-      ASSERT_TRUE(fs.SimulateCrash().ok());
-      absl::StatusOr<std::optional<State>> after_crash = store->Load();
+      ASSERT_TRUE(s.fs.SimulateCrash().ok());
+      absl::StatusOr<std::optional<State>> after_crash = s.store->Load();
       ASSERT_TRUE(after_crash.ok()) << after_crash.status();
       EXPECT_EQ(**after_crash, old_state);
-      EXPECT_EQ(Entries(tmp.path()), std::vector<std::string>{"state.json"});
+      EXPECT_EQ(Entries(s.tmp.path()), std::vector<std::string>{"state.json"});
     }
   }
 }
 
 TEST(CheckpointStoreTest, FailedTempRemovalIsSweptByLoad) {
-  TempDir tmp;
-  PosixFileSystem posix;
-  FaultInjectingFileSystem fs(&posix);
-  absl::StatusOr<CheckpointStore> store = CheckpointStore::Open(&fs, tmp.path());
-  ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->Save(MakeState(1, 1)).ok());
-  fs.ResetCountForTest();
-  fs.FailOperation(2, EIO);  // the rename fails ...
-  ASSERT_FALSE(store->Save(MakeState(2, 2)).ok());
-  fs.ResetCountForTest();
-  fs.FailOperation(1, EIO);
-  ASSERT_FALSE(store->Save(MakeState(3, 3)).ok());  // ... and here the write
-  fs.FailOperation(0, 0);
-  absl::StatusOr<std::optional<State>> loaded = store->Load();
+  FaultyStore s;
+  ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
+  s.fs.ResetCountForTest();
+  s.fs.FailOperation(2, EIO);  // the rename fails ...
+  ASSERT_FALSE(s.store->Save(MakeState(2, 2)).ok());
+  s.fs.ResetCountForTest();
+  s.fs.FailOperation(1, EIO);
+  ASSERT_FALSE(s.store->Save(MakeState(3, 3)).ok());  // ... and here the write
+  s.fs.FailOperation(0, 0);
+  absl::StatusOr<std::optional<State>> loaded = s.store->Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(**loaded, MakeState(1, 1));
-  EXPECT_EQ(Entries(tmp.path()), std::vector<std::string>{"state.json"});
+  EXPECT_EQ(Entries(s.tmp.path()), std::vector<std::string>{"state.json"});
 }
 
 TEST(CheckpointStoreTest, CompletedSaveSurvivesCrash) {
+  FaultyStore s;
+  // The first save creates state.json, the second a temp file it exchanges with it, the third
+  // overwrites the file the second retired.
+  for (int g = 1; g <= 3; ++g) {
+    ASSERT_TRUE(s.store->Save(MakeState(g, g)).ok());
+    ASSERT_TRUE(s.fs.SimulateCrash().ok());
+    absl::StatusOr<std::optional<State>> loaded = s.store->Load();
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(**loaded, MakeState(g, g));
+  }
+}
+
+ino_t Inode(const std::string& path) {
+  struct stat st;
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_ino;
+}
+
+TEST(CheckpointStoreTest, SavesReuseTheRetiredCheckpointFile) {
   TempDir tmp;
-  PosixFileSystem posix;
-  FaultInjectingFileSystem fs(&posix);
+  PosixFileSystem fs;
   absl::StatusOr<CheckpointStore> store = CheckpointStore::Open(&fs, tmp.path());
   ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->Save(MakeState(1, 1)).ok());
-  ASSERT_TRUE(store->Save(MakeState(2, 2)).ok());
-  ASSERT_TRUE(fs.SimulateCrash().ok());
+  std::vector<ino_t> inodes;
+  for (int g = 1; g <= 4; ++g) {
+    ASSERT_TRUE(store->Save(MakeState(g, g)).ok());
+    inodes.push_back(Inode(store->path()));
+  }
+  // Two files take turns: the new state goes into the file the previous save retired.
+  EXPECT_EQ(inodes[3], inodes[1]);
+  EXPECT_EQ(inodes[2], inodes[0]);
+  EXPECT_NE(inodes[3], inodes[2]);
+  std::vector<std::string> names = Entries(tmp.path());
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], "state.json");
+  ASSERT_TRUE(names[1].starts_with(CheckpointStore::kTempPrefix)) << names[1];
+  // The retired file holds the previous checkpoint, whole; Load removes it.
+  absl::StatusOr<State> retired = DecodeState(*fs.ReadFile(tmp.path() + "/" + names[1]), "spare");
+  ASSERT_TRUE(retired.ok()) << retired.status();
+  EXPECT_EQ(*retired, MakeState(3, 3));
   absl::StatusOr<std::optional<State>> loaded = store->Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(**loaded, MakeState(4, 4));
+  EXPECT_EQ(Entries(tmp.path()), std::vector<std::string>{"state.json"});
+  // After Load the next save starts from a new file again.
+  ASSERT_TRUE(store->Save(MakeState(5, 5)).ok());
+  EXPECT_EQ(Entries(tmp.path()).size(), 2u);
+  EXPECT_EQ(**store->Load(), MakeState(5, 5));
+}
+
+// With a retired file to reuse, Save performs: overwrite it (1), exchange (2), fsync dir (3).
+TEST(CheckpointStoreTest, FailureAtEachStepOfAReusingSaveKeepsAConsistentCheckpoint) {
+  for (int step = 1; step <= 3; ++step) {
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    FaultyStore s;
+    ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
+    ASSERT_TRUE(s.store->Save(MakeState(2, 2)).ok());
+
+    s.fs.ResetCountForTest();
+    s.fs.FailOperation(step, EIO);
+    absl::Status saved = s.store->Save(MakeState(3, 3));
+    s.fs.FailOperation(0, 0);
+    if (step == 1) {
+      // A retired file that cannot be overwritten is dropped for a new one: the save works.
+      ASSERT_TRUE(saved.ok()) << saved;
+      ASSERT_TRUE(s.fs.SimulateCrash().ok());
+      EXPECT_EQ(**s.store->Load(), MakeState(3, 3));
+      continue;
+    }
+    ASSERT_FALSE(saved.ok());
+    EXPECT_EQ(saved.code(), absl::ErrnoToStatusCode(EIO)) << saved;
+    EXPECT_EQ(Entries(s.tmp.path()), std::vector<std::string>{"state.json"});
+    absl::StatusOr<std::optional<State>> now = s.store->Load();
+    ASSERT_TRUE(now.ok()) << now.status();
+    EXPECT_EQ(**now, step < 3 ? MakeState(2, 2) : MakeState(3, 3));
+    ASSERT_TRUE(s.fs.SimulateCrash().ok());
+    absl::StatusOr<std::optional<State>> after_crash = s.store->Load();
+    ASSERT_TRUE(after_crash.ok()) << after_crash.status();
+    EXPECT_EQ(**after_crash, MakeState(2, 2));
+    // And the store goes on saving.
+    ASSERT_TRUE(s.store->Save(MakeState(4, 4)).ok());
+    ASSERT_TRUE(s.fs.SimulateCrash().ok());
+    EXPECT_EQ(**s.store->Load(), MakeState(4, 4));
+  }
+}
+
+// After a failed directory fsync the exchange may not be durable: on disk the retired file may
+// still be state.json. Overwriting it then, and crashing mid-write, would leave a torn
+// checkpoint; the store must start the next save from a new file instead. Here the disk fails
+// for good during that next save, and then the machine crashes.
+TEST(CheckpointStoreTest, FileWhoseRetirementIsNotDurableIsNeverOverwritten) {
+  FaultyStore s;
+  ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
+  ASSERT_TRUE(s.store->Save(MakeState(2, 2)).ok());
+  s.fs.ResetCountForTest();
+  s.fs.FailOperation(3, EIO);  // the directory fsync
+  ASSERT_FALSE(s.store->Save(MakeState(3, 3)).ok());
+  s.fs.ResetCountForTest();
+  s.fs.FailFrom(1, EIO);  // the next save's first write is torn, and nothing works after it
+  ASSERT_FALSE(s.store->Save(MakeState(4, 4)).ok());
+  s.fs.FailOperation(0, 0);
+  ASSERT_TRUE(s.fs.SimulateCrash().ok());
+  absl::StatusOr<std::optional<State>> loaded = s.store->Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(**loaded, MakeState(2, 2));
 }
 
-TEST(CheckpointStoreTest, CrashBeforeFirstDurableSaveMeansFirstStart) {
+TEST(CheckpointStoreTest, ReaderHoldingTheRetiredFileOpenReadsItWhole) {
+  ASSERT_TRUE(kSigioIgnored);
   TempDir tmp;
-  PosixFileSystem posix;
-  FaultInjectingFileSystem fs(&posix);
+  PosixFileSystem fs;
   absl::StatusOr<CheckpointStore> store = CheckpointStore::Open(&fs, tmp.path());
   ASSERT_TRUE(store.ok());
-  fs.ResetCountForTest();
-  fs.FailOperation(3, EIO);  // the directory fsync
-  ASSERT_FALSE(store->Save(MakeState(1, 1)).ok());
-  ASSERT_TRUE(fs.SimulateCrash().ok());
-  absl::StatusOr<std::optional<State>> loaded = store->Load();
+  ASSERT_TRUE(store->Save(MakeState(1, 1)).ok());
+  ASSERT_TRUE(store->Save(MakeState(2, 2)).ok());
+  // A backup tool opens state.json and is slow to read it.
+  const int reader = ::open(store->path().c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  // The third save retires the reader's file, the fourth would reuse it.
+  ASSERT_TRUE(store->Save(MakeState(3, 3)).ok());
+  ASSERT_TRUE(store->Save(MakeState(4, 4)).ok());
+  std::string bytes(1 << 16, '\0');
+  const ssize_t n = ::pread(reader, bytes.data(), bytes.size(), 0);
+  ::close(reader);
+  ASSERT_GT(n, 0);
+  bytes.resize(static_cast<size_t>(n));
+  absl::StatusOr<State> read = DecodeState(bytes, "reader");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, MakeState(2, 2));
+  EXPECT_EQ(**store->Load(), MakeState(4, 4));
+}
+
+TEST(CheckpointStoreTest, WithoutIgnoredSigioSavesStopKeepingTheRetiredFile) {
+  DefaultSigio sigio;
+  TempDir tmp;
+  PosixFileSystem fs;
+  absl::StatusOr<CheckpointStore> store = CheckpointStore::Open(&fs, tmp.path());
+  ASSERT_TRUE(store.ok());
+  // The second save keeps the retired file, the third finds it cannot be reused here; from
+  // then on each save is the plain create-and-rename and leaves state.json alone.
+  for (int g = 1; g <= 5; ++g) {
+    ASSERT_TRUE(store->Save(MakeState(g, g)).ok());
+    if (g >= 3) {
+      EXPECT_EQ(Entries(tmp.path()), std::vector<std::string>{"state.json"}) << g;
+    }
+  }
+  EXPECT_EQ(**store->Load(), MakeState(5, 5));
+}
+
+// ENOSYS: a kernel or file system without RENAME_EXCHANGE; EPERM: a sandbox that forbids it.
+TEST(CheckpointStoreTest, FileSystemWithoutExchangeFallsBackToRename) {
+  for (int error_number : {ENOSYS, EPERM}) {
+    SCOPED_TRACE(::testing::Message() << "errno " << error_number);
+    FaultyStore s;
+    ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
+    s.fs.ResetCountForTest();
+    s.fs.FailOperation(2, error_number);  // the exchange
+    ASSERT_TRUE(s.store->Save(MakeState(2, 2)).ok());
+    EXPECT_EQ(s.fs.operation_count(), 4);  // write, exchange, rename, fsync dir
+    EXPECT_EQ(Entries(s.tmp.path()), std::vector<std::string>{"state.json"});
+    s.fs.FailOperation(0, 0);
+    s.fs.ResetCountForTest();
+    ASSERT_TRUE(s.store->Save(MakeState(3, 3)).ok());
+    EXPECT_EQ(s.fs.operation_count(), 3);  // no second attempt: write, rename, fsync dir
+    ASSERT_TRUE(s.fs.SimulateCrash().ok());
+    EXPECT_EQ(**s.store->Load(), MakeState(3, 3));
+  }
+}
+
+TEST(CheckpointStoreTest, CrashBeforeFirstDurableSaveMeansFirstStart) {
+  FaultyStore s;
+  s.fs.ResetCountForTest();
+  s.fs.FailOperation(3, EIO);  // the directory fsync
+  ASSERT_FALSE(s.store->Save(MakeState(1, 1)).ok());
+  ASSERT_TRUE(s.fs.SimulateCrash().ok());
+  absl::StatusOr<std::optional<State>> loaded = s.store->Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_FALSE(loaded->has_value());
 }
 
 TEST(CheckpointStoreTest, FailedLoadOperationsAreReported) {
-  TempDir tmp;
-  PosixFileSystem posix;
-  FaultInjectingFileSystem fs(&posix);
-  absl::StatusOr<CheckpointStore> store = CheckpointStore::Open(&fs, tmp.path());
-  ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->Save(MakeState(1, 1)).ok());
-  fs.ResetCountForTest();
-  fs.FailOperation(2, EACCES);  // list (1) then read (2)
-  absl::StatusOr<std::optional<State>> loaded = store->Load();
+  FaultyStore s;
+  ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
+  s.fs.ResetCountForTest();
+  s.fs.FailOperation(2, EACCES);  // list (1) then read (2)
+  absl::StatusOr<std::optional<State>> loaded = s.store->Load();
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kPermissionDenied) << loaded.status();
 }
 
@@ -258,6 +428,57 @@ TEST(FileSystemTest, PosixBasics) {
   EXPECT_EQ(DirName("a"), ".");
 }
 
+TEST(FileSystemTest, OverwriteReplacesTheWholeContents) {
+  TempDir tmp;
+  PosixFileSystem fs;
+  const std::string f = tmp.path() + "/f";
+  EXPECT_TRUE(absl::IsNotFound(fs.OverwriteUnsharedFileAndSync(f, "x")));
+  EXPECT_TRUE(absl::IsNotFound(fs.ReadFile(f).status())) << "overwrite created the file";
+  ASSERT_TRUE(fs.WriteNewFileAndSync(f, "a longer text", 0600).ok());
+  const ino_t before = Inode(f);
+  ASSERT_TRUE(fs.OverwriteUnsharedFileAndSync(f, "short").ok());
+  EXPECT_EQ(*fs.ReadFile(f), "short");
+  EXPECT_EQ(Inode(f), before);
+  EXPECT_FALSE(fs.OverwriteUnsharedFileAndSync(tmp.path(), "x").ok());  // a directory
+  const std::string fifo = tmp.path() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(fs.OverwriteUnsharedFileAndSync(fifo, "x").ok());  // refused, without hanging
+}
+
+TEST(FileSystemTest, OverwriteRefusesAFileOpenElsewhere) {
+  ASSERT_TRUE(kSigioIgnored);
+  TempDir tmp;
+  PosixFileSystem fs;
+  const std::string f = tmp.path() + "/f";
+  ASSERT_TRUE(fs.WriteNewFileAndSync(f, "old", 0600).ok());
+  const int reader = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  EXPECT_TRUE(absl::IsUnavailable(fs.OverwriteUnsharedFileAndSync(f, "new")));
+  ::close(reader);
+  EXPECT_EQ(*fs.ReadFile(f), "old");
+  ASSERT_TRUE(fs.OverwriteUnsharedFileAndSync(f, "new").ok());
+  EXPECT_EQ(*fs.ReadFile(f), "new");
+  DefaultSigio sigio;
+  EXPECT_TRUE(absl::IsFailedPrecondition(fs.OverwriteUnsharedFileAndSync(f, "x")));
+  EXPECT_EQ(*fs.ReadFile(f), "new");
+}
+
+TEST(FileSystemTest, ExchangeSwapsTwoFiles) {
+  TempDir tmp;
+  PosixFileSystem fs;
+  const std::string a = tmp.path() + "/a";
+  const std::string b = tmp.path() + "/b";
+  ASSERT_TRUE(fs.WriteNewFileAndSync(a, "A", 0600).ok());
+  EXPECT_TRUE(absl::IsNotFound(fs.Exchange(a, b)));
+  EXPECT_EQ(*fs.ReadFile(a), "A");
+  ASSERT_TRUE(fs.WriteNewFileAndSync(b, "B", 0600).ok());
+  absl::Status exchanged = fs.Exchange(a, b);
+  if (absl::IsUnimplemented(exchanged)) GTEST_SKIP() << exchanged;
+  ASSERT_TRUE(exchanged.ok()) << exchanged;
+  EXPECT_EQ(*fs.ReadFile(a), "B");
+  EXPECT_EQ(*fs.ReadFile(b), "A");
+}
+
 TEST(FileSystemTest, WriteRefusesSymlink) {
   TempDir tmp;
   PosixFileSystem fs;
@@ -265,6 +486,9 @@ TEST(FileSystemTest, WriteRefusesSymlink) {
   ASSERT_EQ(::symlink((tmp.path() + "/target").c_str(), link.c_str()), 0);
   EXPECT_FALSE(fs.WriteNewFileAndSync(link, "x", 0600).ok());
   EXPECT_TRUE(absl::IsNotFound(fs.ReadFile(tmp.path() + "/target").status()));
+  ASSERT_TRUE(fs.WriteNewFileAndSync(tmp.path() + "/target", "kept", 0600).ok());
+  EXPECT_FALSE(fs.OverwriteUnsharedFileAndSync(link, "x").ok());
+  EXPECT_EQ(*fs.ReadFile(tmp.path() + "/target"), "kept");
 }
 
 }  // namespace
