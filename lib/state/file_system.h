@@ -56,8 +56,8 @@ class FileSystem {
 
 // The real thing, on POSIX calls. OverwriteUnsharedFileAndSync proves the file unshared with
 // a write lease (fcntl F_SETLEASE), held while it writes. Someone opening the file meanwhile
-// makes the kernel send the lease holder SIGIO, which would end the process, so it works only
-// while SIGIO is ignored (FAILED_PRECONDITION otherwise); the daemon ignores it.
+// makes the kernel send the lease holder SIGIO, which by default ends the process, so it works
+// only while SIGIO is ignored (FAILED_PRECONDITION otherwise); the daemon ignores it.
 class PosixFileSystem final : public FileSystem {
  public:
   absl::StatusOr<std::string> ReadFile(const std::string& path) override;
@@ -76,11 +76,10 @@ class PosixFileSystem final : public FileSystem {
 // Wraps another FileSystem (not owned; must outlive this) for crash and error tests.
 //
 // Fault injection: FailOperation(n, errno) makes the n-th call (1-based, counted from the
-// wrapper's creation or the last ResetCountForTest(), across all methods), and FailFrom(n,
-// errno) that call and every later one, fail with that errno
-// without reaching the wrapped file system, except that a failing WriteNewFileAndSync or
-// OverwriteUnsharedFileAndSync first writes half of the contents unsynced, as a real short
-// write would leave them.
+// wrapper's creation or the last ResetCountForTest(), across all methods) fail with that errno
+// without reaching the wrapped file system; FailFrom(n, errno) does so for that call and every
+// later one. A failing WriteNewFileAndSync or OverwriteUnsharedFileAndSync first writes half of
+// the contents unsynced, as a real short write would leave them.
 //
 // Crash simulation: file creations, renames, exchanges and removals become durable only when
 // their directory is synced (SyncDir), as on a real file system after power loss. The

@@ -220,15 +220,16 @@ TEST(CheckpointStoreTest, FailedTempRemovalIsSweptByLoad) {
 }
 
 TEST(CheckpointStoreTest, CompletedSaveSurvivesCrash) {
-  FaultyStore s;
   // The first save creates state.json, the second a temp file it exchanges with it, the third
-  // overwrites the file the second retired.
-  for (int g = 1; g <= 3; ++g) {
-    ASSERT_TRUE(s.store->Save(MakeState(g, g)).ok());
+  // overwrites the file the second retired. A crash after any of them keeps that save.
+  for (int saves = 1; saves <= 3; ++saves) {
+    SCOPED_TRACE(::testing::Message() << saves << " saves");
+    FaultyStore s;
+    for (int g = 1; g <= saves; ++g) ASSERT_TRUE(s.store->Save(MakeState(g, g)).ok());
     ASSERT_TRUE(s.fs.SimulateCrash().ok());
     absl::StatusOr<std::optional<State>> loaded = s.store->Load();
     ASSERT_TRUE(loaded.ok()) << loaded.status();
-    EXPECT_EQ(**loaded, MakeState(g, g));
+    EXPECT_EQ(**loaded, MakeState(saves, saves));
   }
 }
 
