@@ -36,8 +36,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// Concurrent RPCs are few (one kubelet shim, the odd topoctl); the Engine serialises
-// changes anyway, so a small pool bounds memory without hurting latency.
+// Our RPCs are callback calls on gRPC's own threads; the sync server threads serve only
+// reflection, so a small pool bounds them.
 constexpr int kMaxServerThreads = 16;
 constexpr milliseconds kShutdownGrace{5000};
 constexpr milliseconds kIdleSignalWait{1000};
@@ -168,10 +168,6 @@ int RunDaemon(const std::string& config_path) {
   grpc::ResourceQuota quota("topologyd");
   quota.SetMaxThreads(kMaxServerThreads);
   builder.SetResourceQuota(quota);
-  // Handlers block while their checkpoint is written, then finish together; with gRPC's
-  // default of 2 idle pollers the others would exit and be re-created on the next request.
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
-                              kMaxServerThreads);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {

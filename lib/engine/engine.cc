@@ -1,6 +1,7 @@
 #include "lib/engine/engine.h"
 
 #include <algorithm>
+#include <future>
 
 #include "lib/admission/state_records.h"
 #include "lib/cgroup/naming.h"
@@ -22,6 +23,15 @@ state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& 
     if (c.name == name) return &c;
   }
   return nullptr;
+}
+
+// Runs an asynchronous operation and blocks until it completes.
+template <typename T>
+absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
+  std::promise<absl::StatusOr<T>> result;
+  std::future<absl::StatusOr<T>> ready = result.get_future();
+  start([&result](absl::StatusOr<T> r) { result.set_value(std::move(r)); });
+  return ready.get();
 }
 
 }  // namespace
@@ -68,8 +78,8 @@ Engine::Engine(EngineOptions options, std::shared_ptr<const admission::NodePolic
       allocation_(std::move(allocation)),
       records_(std::move(records)),
       store_(std::move(store)),
-      committer_([this] { return WriteSnapshot(); }, records_.generation),
-      enforcer_(std::move(options.enforcer)) {
+      enforcer_(std::move(options.enforcer)),
+      committer_([this] { return WriteSnapshot(); }, records_.generation) {
   Enforce();  // bring cgroups in line with the restored state right away
 }
 
@@ -85,15 +95,16 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
   return snapshot.generation;
 }
 
-absl::Status Engine::Commit(uint64_t generation) {
-  absl::Status s = committer_.WaitDurable(generation);
-  if (!s.ok()) {
-    return absl::UnavailableError(
-        fmt::format("the change is not acknowledged: the state checkpoint could not be written: {}",
-                    s.message()));
-  }
-  Enforce();
-  return absl::OkStatus();
+void Engine::CommitAsync(uint64_t generation, std::function<void(const absl::Status&)> done) {
+  committer_.WhenDurable(generation, [this, done = std::move(done)](const absl::Status& s) {
+    if (!s.ok()) {
+      return done(absl::UnavailableError(fmt::format(
+          "the change is not acknowledged: the state checkpoint could not be written: {}",
+          s.message())));
+    }
+    Enforce();
+    done(absl::OkStatus());
+  });
 }
 
 void Engine::Enforce() {
@@ -119,36 +130,46 @@ std::vector<ContainerView> Engine::Views(const state::PodRecord& pod) const {
   return views;
 }
 
-absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {
+void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
   AdmitReply reply;
   uint64_t generation = 0;
-  {
+  absl::Status decided = [&]() -> absl::Status {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = records_.pods.find(pod.uid); it != records_.pods.end()) {
       // Idempotent: the same uid gets the allocation it already has (once that is durable).
       reply.admitted = true;
       reply.containers = Views(it->second);
       generation = records_.generation;
-    } else {
-      TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
-                                 admission::Admit(*policy_, allocation_, pod));
-      if (!result.admitted) {
-        reply.reason = result.reason;
-        reply.message = result.message;
-        reply.generation = records_.generation;
-        return reply;
-      }
-      state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
-      allocation_ = std::move(result.new_state);
-      records_.pods[pod.uid] = record;
-      generation = ++records_.generation;
-      reply.admitted = true;
-      reply.containers = Views(record);
+      return absl::OkStatus();
     }
-  }
-  TOPOLOGYD_RETURN_IF_ERROR(Commit(generation));
-  reply.generation = generation;
-  return reply;
+    TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
+                               admission::Admit(*policy_, allocation_, pod));
+    if (!result.admitted) {
+      reply.reason = result.reason;
+      reply.message = result.message;
+      reply.generation = records_.generation;
+      return absl::OkStatus();
+    }
+    state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
+    allocation_ = std::move(result.new_state);
+    records_.pods[pod.uid] = record;
+    generation = ++records_.generation;
+    reply.admitted = true;
+    reply.containers = Views(record);
+    return absl::OkStatus();
+  }();
+  if (!decided.ok()) return done(decided);
+  if (!reply.admitted) return done(std::move(reply));  // a refusal changed nothing
+  CommitAsync(generation, [reply = std::move(reply), generation,
+                           done = std::move(done)](const absl::Status& s) mutable {
+    if (!s.ok()) return done(s);
+    reply.generation = generation;
+    done(std::move(reply));
+  });
+}
+
+absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {
+  return Await<AdmitReply>([&](Completion<AdmitReply> done) { AdmitAsync(pod, std::move(done)); });
 }
 
 absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
@@ -158,21 +179,20 @@ absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
   return ExplainReply{.result = std::move(result), .policy = policy_};
 }
 
-absl::StatusOr<ContainerView> Engine::Allocate(const std::string& pod_uid,
-                                               const std::string& container,
-                                               const std::string& container_id,
-                                               const std::string& cgroup_path) {
-  if (absl::Status s = cgroup::ValidateContainerId(container_id); !s.ok()) {
-    return absl::InvalidArgumentError(fmt::format("container_id: {}", s.message()));
-  }
-  if (!cgroup_path.empty()) {
-    if (absl::Status s = cgroup::ValidateRelativeCgroupPath(cgroup_path); !s.ok()) {
-      return absl::InvalidArgumentError(fmt::format("cgroup: {}", s.message()));
-    }
-  }
+void Engine::AllocateAsync(const std::string& pod_uid, const std::string& container,
+                           const std::string& container_id, const std::string& cgroup_path,
+                           Completion<ContainerView> done) {
   ContainerView view;
   uint64_t generation = 0;
-  {
+  absl::Status decided = [&]() -> absl::Status {
+    if (absl::Status s = cgroup::ValidateContainerId(container_id); !s.ok()) {
+      return absl::InvalidArgumentError(fmt::format("container_id: {}", s.message()));
+    }
+    if (!cgroup_path.empty()) {
+      if (absl::Status s = cgroup::ValidateRelativeCgroupPath(cgroup_path); !s.ok()) {
+        return absl::InvalidArgumentError(fmt::format("cgroup: {}", s.message()));
+      }
+    }
     std::lock_guard<std::mutex> lock(mu_);
     auto it = records_.pods.find(pod_uid);
     if (it == records_.pods.end()) {
@@ -212,15 +232,29 @@ absl::StatusOr<ContainerView> Engine::Allocate(const std::string& pod_uid,
     generation = records_.generation;
     view = *record;
     if (!view.exclusive) view.cpus = allocation_.cpu.default_cpu_set;
-  }
-  TOPOLOGYD_RETURN_IF_ERROR(Commit(generation));
-  return view;
+    return absl::OkStatus();
+  }();
+  if (!decided.ok()) return done(decided);
+  CommitAsync(generation,
+              [view = std::move(view), done = std::move(done)](const absl::Status& s) mutable {
+                if (!s.ok()) return done(s);
+                done(std::move(view));
+              });
 }
 
-absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
-                                         const std::optional<std::string>& container) {
+absl::StatusOr<ContainerView> Engine::Allocate(const std::string& pod_uid,
+                                               const std::string& container,
+                                               const std::string& container_id,
+                                               const std::string& cgroup_path) {
+  return Await<ContainerView>([&](Completion<ContainerView> done) {
+    AllocateAsync(pod_uid, container, container_id, cgroup_path, std::move(done));
+  });
+}
+
+void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
+                          Completion<uint64_t> done) {
   uint64_t generation = 0;
-  {
+  absl::Status decided = [&]() -> absl::Status {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = records_.pods.find(pod_uid);
     if (it == records_.pods.end()) {
@@ -242,9 +276,19 @@ absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
       records_.pods.erase(it);
     }
     generation = ++records_.generation;
-  }
-  TOPOLOGYD_RETURN_IF_ERROR(Commit(generation));
-  return generation;
+    return absl::OkStatus();
+  }();
+  if (!decided.ok()) return done(decided);
+  CommitAsync(generation, [generation, done = std::move(done)](const absl::Status& s) {
+    if (!s.ok()) return done(s);
+    done(generation);
+  });
+}
+
+absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
+                                         const std::optional<std::string>& container) {
+  return Await<uint64_t>(
+      [&](Completion<uint64_t> done) { ReleaseAsync(pod_uid, container, std::move(done)); });
 }
 
 AllocationsView Engine::ListAllocations() const {

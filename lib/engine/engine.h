@@ -86,6 +86,11 @@ struct EngineOptions {
   std::function<void(const std::string&)> log;  // notable events (releases by reconcile)
 };
 
+// How an asynchronous Engine call reports its outcome; it runs exactly once, possibly on
+// another thread, and must not block on the Engine.
+template <typename T>
+using Completion = std::function<void(absl::StatusOr<T>)>;
+
 class Engine {
  public:
   // Builds the node policy, restores the checkpoint (recomputing free pools from its
@@ -97,6 +102,9 @@ class Engine {
   // Admits `pod`, idempotently by uid. A refusal is an OK reply with admitted=false.
   // UNAVAILABLE when the checkpoint could not be written (nothing acknowledged).
   absl::StatusOr<AdmitReply> Admit(const pod::Pod& pod);
+  // Admit without blocking: decides now and calls `done` once the decision is durable (a
+  // refusal or an error at once, on this thread).
+  void AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done);
   // The decision Admit would make now, with every hint; changes nothing.
   absl::StatusOr<ExplainReply> Explain(const pod::Pod& pod) const;
   // Binds an admitted container to its runtime container id and cgroup (relative to the
@@ -104,9 +112,16 @@ class Engine {
   absl::StatusOr<ContainerView> Allocate(const std::string& pod_uid, const std::string& container,
                                          const std::string& container_id,
                                          const std::string& cgroup_path);
+  // Allocate without blocking, like AdmitAsync.
+  void AllocateAsync(const std::string& pod_uid, const std::string& container,
+                     const std::string& container_id, const std::string& cgroup_path,
+                     Completion<ContainerView> done);
   // Releases a pod, or one of its containers. Returns the new generation. NOT_FOUND.
   absl::StatusOr<uint64_t> Release(const std::string& pod_uid,
                                    const std::optional<std::string>& container);
+  // Release without blocking, like AdmitAsync.
+  void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
+                    Completion<uint64_t> done);
   AllocationsView ListAllocations() const;
 
   EngineStatus Status() const;
@@ -133,8 +148,9 @@ class Engine {
   Engine(EngineOptions options, std::shared_ptr<const admission::NodePolicy> policy,
          admission::AllocationState allocation, state::State records, state::CheckpointStore store);
   absl::StatusOr<uint64_t> WriteSnapshot();
-  // Waits for `generation` to be durable, then brings the cgroups in line.
-  absl::Status Commit(uint64_t generation);
+  // Once `generation` is durable, brings the cgroups in line and calls `done` (UNAVAILABLE
+  // when the checkpoint could not be written).
+  void CommitAsync(uint64_t generation, std::function<void(const absl::Status&)> done);
   void Enforce();
   std::vector<ContainerView> Views(const state::PodRecord& pod) const;  // requires mu_
 
@@ -149,8 +165,7 @@ class Engine {
   state::State records_;                                 // guarded by mu_
   std::optional<ReloadRecord> last_reload_;              // guarded by mu_
 
-  state::CheckpointStore store_;  // used by one GroupCommitter writer at a time
-  GroupCommitter committer_;
+  state::CheckpointStore store_;  // used by the GroupCommitter's writer only
 
   std::mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
   std::unique_ptr<CpusetEnforcer> enforcer_;
@@ -161,6 +176,10 @@ class Engine {
   std::condition_variable loop_cv_;
   bool loop_stop_ = false;  // guarded by loop_mu_
   std::thread loop_;
+
+  // Last, so it is destroyed first: its destructor finishes the waiters still pending, whose
+  // completions use the members above.
+  GroupCommitter committer_;
 };
 
 }  // namespace topologyd::engine

@@ -1,6 +1,9 @@
 #include "lib/engine/group_commit.h"
 
 #include <algorithm>
+#include <future>
+#include <iterator>
+#include <utility>
 
 namespace topologyd::engine {
 
@@ -8,52 +11,79 @@ GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_s
                                uint64_t durable_generation, std::chrono::microseconds max_gather)
     : write_snapshot_(std::move(write_snapshot)),
       max_gather_(max_gather),
-      durable_(durable_generation) {}
+      durable_(durable_generation),
+      writer_([this] { WriterLoop(); }) {}
+
+GroupCommitter::~GroupCommitter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  arrived_.notify_one();
+  writer_.join();
+}
+
+void GroupCommitter::WhenDurable(uint64_t generation, Done done) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (durable_ < generation) {
+      pending_.emplace(generation, std::move(done));
+      if (pending_.size() == wake_at_) arrived_.notify_one();
+      return;
+    }
+  }
+  done(absl::OkStatus());
+}
+
+absl::Status GroupCommitter::WaitDurable(uint64_t generation) {
+  std::promise<absl::Status> result;
+  std::future<absl::Status> ready = result.get_future();
+  WhenDurable(generation, [&result](const absl::Status& s) { result.set_value(s); });
+  return ready.get();
+}
 
 void GroupCommitter::Gather(std::unique_lock<std::mutex>& lock) {
   if (pending_.size() >= last_batch_) return;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::min<std::chrono::steady_clock::duration>(last_write_, max_gather_);
-  while (pending_.size() < last_batch_) {
-    if (arrived_.wait_until(lock, deadline) == std::cv_status::timeout) return;
-  }
+  wake_at_ = last_batch_;
+  arrived_.wait_until(lock, deadline, [&] { return pending_.size() >= last_batch_ || stop_; });
 }
 
-absl::Status GroupCommitter::WaitDurable(uint64_t generation) {
+void GroupCommitter::WriterLoop() {
   std::unique_lock<std::mutex> lock(mu_);
-  if (durable_ >= generation) return absl::OkStatus();
-  pending_.insert(generation);
-  arrived_.notify_one();
-  while (durable_ < generation) {
-    if (writing_) {
-      written_.wait(lock);
-      continue;
-    }
-    writing_ = true;
+  while (true) {
+    wake_at_ = 1;
+    arrived_.wait(lock, [&] { return stop_ || !pending_.empty(); });
+    if (pending_.empty()) return;  // stopping, and nobody is owed a write
     Gather(lock);
+    wake_at_ = 0;  // writing: no arrival needs to wake the writer until it looks again
+    // The waiters this write is meant for; later arrivals may be covered too, but a failure
+    // is reported only to these.
+    const uint64_t newest_waiting = std::prev(pending_.end())->first;
     lock.unlock();
     const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<uint64_t> wrote = write_snapshot_();
     const auto took = std::chrono::steady_clock::now() - started;
     lock.lock();
-    writing_ = false;
     ++writes_;
     last_status_ = wrote.status();
+    auto end = wrote.ok() ? pending_.upper_bound(std::max(durable_, *wrote))
+                          : pending_.upper_bound(newest_waiting);
+    std::vector<Done> served;
+    served.reserve(static_cast<size_t>(std::distance(pending_.begin(), end)));
+    for (auto it = pending_.begin(); it != end; ++it) served.push_back(std::move(it->second));
+    pending_.erase(pending_.begin(), end);
     if (wrote.ok()) {
       durable_ = std::max(durable_, *wrote);
-      auto covered_end = pending_.upper_bound(durable_);
-      last_batch_ = std::max<size_t>(1, std::distance(pending_.begin(), covered_end));
-      pending_.erase(pending_.begin(), covered_end);
+      last_batch_ = std::max<size_t>(1, served.size());
       last_write_ = took;
     }
-    written_.notify_all();
-    if (!wrote.ok()) {
-      // Still pending (a failed write covers nothing); this caller stops waiting.
-      if (auto it = pending_.find(generation); it != pending_.end()) pending_.erase(it);
-      return wrote.status();
-    }
+    const absl::Status status = wrote.status();
+    lock.unlock();
+    for (Done& done : served) done(status);
+    lock.lock();
   }
-  return absl::OkStatus();
 }
 
 uint64_t GroupCommitter::durable_generation() const {

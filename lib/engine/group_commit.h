@@ -1,29 +1,35 @@
 // GroupCommitter: makes state changes durable in batches. Each change gets a generation
 // number when it is applied in memory; a caller that must not reply before its change is on
-// disk calls WaitDurable(generation). One caller at a time writes a snapshot of the newest
-// state (which contains every change applied so far); callers whose generation that write
-// covers return without writing themselves. Under concurrency one fsync serves many
-// admissions; alone, each change costs one write, as it must.
+// disk asks to be told when that generation is durable — WhenDurable(generation, done) runs
+// `done` afterwards, WaitDurable(generation) blocks until then. One writer thread writes a
+// snapshot of the newest state (which contains every change applied so far) and then
+// completes every waiter that snapshot covers, so under concurrency one fsync serves many
+// changes, and no thread blocks per change: an RPC can hand over its reply and return.
 //
 // Gathering: clients that wait for acknowledgements come back together — the callers one
-// write served send their next change within about one round trip of its reply. A writer
-// that would start with fewer changes pending than the previous write served waits for the
-// rest, at most as long as that write took (and never longer than `max_gather`), so a steady
-// group of clients shares one write per round instead of splitting into a write of one and
-// a write of the others. A lone caller (previous write served one) never waits.
+// write served send their next change within about one round trip of its reply. When fewer
+// changes are pending than the previous write served, the writer waits for the rest, at
+// most as long as that write took (and never longer than `max_gather`), so a steady group
+// of clients shares one write per round instead of splitting into a write of one and a
+// write of the others. A lone caller (previous write served one) never waits.
 //
-// A failed write fails the caller that attempted it; the next waiter tries again, so a
-// transient error costs retries, never an acknowledged-but-lost change.
+// A failed write fails the waiters that were pending when it started (nothing of theirs is
+// acknowledged); later waiters get a fresh attempt, so a transient error costs retries,
+// never an acknowledged-but-lost change.
 //
-// Thread-safety: all methods may be called concurrently.
+// Thread-safety: all methods may be called concurrently. `done` callbacks run on the writer
+// thread (or at once on the caller's thread when the generation is already durable), one at
+// a time, with no GroupCommitter lock held; they must not call WaitDurable.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
-#include <set>
+#include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,27 +39,35 @@ namespace topologyd::engine {
 class GroupCommitter {
  public:
   static constexpr std::chrono::microseconds kDefaultMaxGather{2000};
+  using Done = std::function<void(const absl::Status&)>;
 
   // `write_snapshot` writes the current state durably and returns the generation it wrote.
-  // It is called by one thread at a time, without any GroupCommitter lock held.
+  // It is called on the writer thread, without any GroupCommitter lock held.
   explicit GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
                           uint64_t durable_generation = 0,
                           std::chrono::microseconds max_gather = kDefaultMaxGather);
+  // Serves the waiters still pending (writing for them), then stops the writer thread.
+  ~GroupCommitter();
+  GroupCommitter(const GroupCommitter&) = delete;
+  GroupCommitter& operator=(const GroupCommitter&) = delete;
 
-  // Blocks until `generation` is durable, writing it if no other caller is. The error of
-  // the write this caller attempted, if it failed.
+  // Runs `done(OK)` once `generation` is durable, or `done(error)` with the error of the
+  // write that was to cover it.
+  void WhenDurable(uint64_t generation, Done done);
+  // Blocks until `generation` is durable; the error of the write that was to cover it.
   absl::Status WaitDurable(uint64_t generation);
 
   uint64_t durable_generation() const;
   uint64_t writes() const;
-  // How many waiting callers the last successful write served.
+  // How many waiters the last successful write served.
   size_t last_batch() const;
-  // Callers waiting for a generation that is not durable yet.
+  // Waiters whose generation is not durable yet (including those the current write serves).
   size_t waiting() const;
   // The last write's result (OK before the first write).
   absl::Status last_write_status() const;
 
  private:
+  void WriterLoop();
   // Called by the writer before its snapshot: waits (releasing `lock`) until as many changes
   // are pending as the previous write served, or the gather time is over.
   void Gather(std::unique_lock<std::mutex>& lock);
@@ -61,17 +75,20 @@ class GroupCommitter {
   const std::function<absl::StatusOr<uint64_t>()> write_snapshot_;
   const std::chrono::microseconds max_gather_;
   mutable std::mutex mu_;
-  std::condition_variable written_;  // a write finished
-  std::condition_variable arrived_;  // a caller started waiting (wakes a gathering writer)
+  std::condition_variable arrived_;  // wake_at_ waiters are pending, or stop_ was set
   uint64_t durable_ = 0;             // guarded by mu_
-  bool writing_ = false;             // guarded by mu_
   uint64_t writes_ = 0;              // guarded by mu_
   absl::Status last_status_;         // guarded by mu_
-  // Generations of the callers waiting for durability; a successful write removes the ones
-  // it covers. Guarded by mu_.
-  std::multiset<uint64_t> pending_;
+  // The waiters, by generation; a write completes and removes the ones it covers.
+  std::multimap<uint64_t, Done> pending_;             // guarded by mu_
   size_t last_batch_ = 1;                             // guarded by mu_
   std::chrono::steady_clock::duration last_write_{};  // guarded by mu_
+  bool stop_ = false;                                 // guarded by mu_
+  // How many pending waiters make the writer's wait worth ending: 1 while it is idle, the
+  // gather target while it gathers, none while it writes. Arrivals below it do not wake the
+  // writer (each wake-up is a context switch). Guarded by mu_.
+  size_t wake_at_ = 1;
+  std::thread writer_;
 };
 
 }  // namespace topologyd::engine

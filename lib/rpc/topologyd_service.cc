@@ -35,7 +35,7 @@ TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* p
                                    uid_t daemon_uid)
     : engine_(engine), peers_(peers), daemon_uid_(daemon_uid) {}
 
-grpc::Status TopologydService::CheckPeer(const grpc::ServerContext& context) const {
+grpc::Status TopologydService::CheckPeer(const grpc::ServerContextBase& context) const {
   if (peers_ == nullptr) return grpc::Status::OK;
   std::optional<PeerCredentials> creds = peers_->Lookup(context.peer());
   if (!creds) {
@@ -50,10 +50,15 @@ grpc::Status TopologydService::CheckPeer(const grpc::ServerContext& context) con
   return grpc::Status::OK;
 }
 
-grpc::Status TopologydService::Status(grpc::ServerContext* context, const v1::StatusRequest*,
-                                      v1::StatusResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+grpc::ServerUnaryReactor* TopologydService::Status(grpc::CallbackServerContext* context,
+                                                   const v1::StatusRequest*,
+                                                   v1::StatusResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
+  return FinishNow(reactor, StatusReply(response));
+}
+
+grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
   engine::EngineStatus status = engine_->Status();
   const config::Config& config = *status.config;
   response->set_version(kVersion);
@@ -87,39 +92,62 @@ grpc::Status TopologydService::Status(grpc::ServerContext* context, const v1::St
   return grpc::Status::OK;
 }
 
-grpc::Status TopologydService::GetTopology(grpc::ServerContext* context,
-                                           const v1::GetTopologyRequest*,
-                                           v1::GetTopologyResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+grpc::ServerUnaryReactor* TopologydService::GetTopology(grpc::CallbackServerContext* context,
+                                                        const v1::GetTopologyRequest*,
+                                                        v1::GetTopologyResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
   TopologyToProto(*engine_->topology(), response->mutable_topology());
-  return grpc::Status::OK;
+  return FinishNow(reactor, grpc::Status::OK);
 }
 
 }  // namespace topologyd::rpc
 
 namespace topologyd::rpc {
 
-grpc::Status TopologydService::Admit(grpc::ServerContext* context, const v1::AdmitRequest* request,
-                                     v1::AdmitResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
-  if (!request->has_pod()) return InvalidArgument("pod: required");
-  absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
-  if (!pod.ok()) return ToGrpc(pod.status());
-  absl::StatusOr<engine::AdmitReply> reply = engine_->Admit(*pod);
-  if (!reply.ok()) return ToGrpc(reply.status());
-  AdmitReplyToProto(*reply, response);
-  return grpc::Status::OK;
+grpc::ServerUnaryReactor* TopologydService::BeginCall(grpc::CallbackServerContext* context) {
+  in_flight_.fetch_add(1);
+  return context->DefaultReactor();
 }
 
-grpc::Status TopologydService::Explain(grpc::ServerContext* context,
-                                       const v1::ExplainRequest* request,
-                                       v1::ExplainResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
-  if (!request->has_pod()) return InvalidArgument("pod: required");
+void TopologydService::Finish(grpc::ServerUnaryReactor* reactor, const grpc::Status& status) {
+  reactor->Finish(status);
+  in_flight_.fetch_sub(1);
+}
+
+grpc::ServerUnaryReactor* TopologydService::FinishNow(grpc::ServerUnaryReactor* reactor,
+                                                      const grpc::Status& status) {
+  Finish(reactor, status);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* context,
+                                                  const v1::AdmitRequest* request,
+                                                  v1::AdmitResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
+  if (!request->has_pod()) return FinishNow(reactor, InvalidArgument("pod: required"));
   absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
+  if (!pod.ok()) return FinishNow(reactor, ToGrpc(pod.status()));
+  engine_->AdmitAsync(*pod, [this, reactor, response](absl::StatusOr<engine::AdmitReply> reply) {
+    if (reply.ok()) AdmitReplyToProto(*reply, response);
+    Finish(reactor, reply.ok() ? grpc::Status::OK : ToGrpc(reply.status()));
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext* context,
+                                                    const v1::ExplainRequest* request,
+                                                    v1::ExplainResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
+  return FinishNow(reactor, ExplainReply(*request, response));
+}
+
+grpc::Status TopologydService::ExplainReply(const v1::ExplainRequest& request,
+                                            v1::ExplainResponse* response) const {
+  if (!request.has_pod()) return InvalidArgument("pod: required");
+  absl::StatusOr<pod::Pod> pod = PodFromProto(request.pod());
   if (!pod.ok()) return ToGrpc(pod.status());
   absl::StatusOr<engine::ExplainReply> reply = engine_->Explain(*pod);
   if (!reply.ok()) return ToGrpc(reply.status());
@@ -127,42 +155,53 @@ grpc::Status TopologydService::Explain(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status TopologydService::Allocate(grpc::ServerContext* context,
-                                        const v1::AllocateRequest* request,
-                                        v1::AllocateResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
-  if (request->pod_uid().empty()) return InvalidArgument("pod_uid: required");
-  if (request->container_name().empty()) return InvalidArgument("container_name: required");
-  if (request->container_id().empty()) return InvalidArgument("container_id: required");
-  absl::StatusOr<engine::ContainerView> view = engine_->Allocate(
-      request->pod_uid(), request->container_name(), request->container_id(), request->cgroup());
-  if (!view.ok()) return ToGrpc(view.status());
-  ContainerViewToProto(*view, response->mutable_container());
-  return grpc::Status::OK;
+grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext* context,
+                                                     const v1::AllocateRequest* request,
+                                                     v1::AllocateResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
+  if (request->pod_uid().empty()) return FinishNow(reactor, InvalidArgument("pod_uid: required"));
+  if (request->container_name().empty()) {
+    return FinishNow(reactor, InvalidArgument("container_name: required"));
+  }
+  if (request->container_id().empty()) {
+    return FinishNow(reactor, InvalidArgument("container_id: required"));
+  }
+  engine_->AllocateAsync(request->pod_uid(), request->container_name(), request->container_id(),
+                         request->cgroup(),
+                         [this, reactor, response](absl::StatusOr<engine::ContainerView> view) {
+                           if (view.ok()) {
+                             ContainerViewToProto(*view, response->mutable_container());
+                           }
+                           Finish(reactor, view.ok() ? grpc::Status::OK : ToGrpc(view.status()));
+                         });
+  return reactor;
 }
 
-grpc::Status TopologydService::Release(grpc::ServerContext* context,
-                                       const v1::ReleaseRequest* request,
-                                       v1::ReleaseResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
-  if (request->pod_uid().empty()) return InvalidArgument("pod_uid: required");
+grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext* context,
+                                                    const v1::ReleaseRequest* request,
+                                                    v1::ReleaseResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
+  if (request->pod_uid().empty()) return FinishNow(reactor, InvalidArgument("pod_uid: required"));
   std::optional<std::string> container;
   if (!request->container_name().empty()) container = request->container_name();
-  absl::StatusOr<uint64_t> generation = engine_->Release(request->pod_uid(), container);
-  if (!generation.ok()) return ToGrpc(generation.status());
-  response->set_state_generation(*generation);
-  return grpc::Status::OK;
+  engine_->ReleaseAsync(request->pod_uid(), container,
+                        [this, reactor, response](absl::StatusOr<uint64_t> generation) {
+                          if (generation.ok()) response->set_state_generation(*generation);
+                          Finish(reactor,
+                                 generation.ok() ? grpc::Status::OK : ToGrpc(generation.status()));
+                        });
+  return reactor;
 }
 
-grpc::Status TopologydService::ListAllocations(grpc::ServerContext* context,
-                                               const v1::ListAllocationsRequest*,
-                                               v1::ListAllocationsResponse* response) {
-  CallScope scope(&in_flight_);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return s;
+grpc::ServerUnaryReactor* TopologydService::ListAllocations(grpc::CallbackServerContext* context,
+                                                            const v1::ListAllocationsRequest*,
+                                                            v1::ListAllocationsResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
   AllocationsToProto(engine_->ListAllocations(), response);
-  return grpc::Status::OK;
+  return FinishNow(reactor, grpc::Status::OK);
 }
 
 }  // namespace topologyd::rpc

@@ -2,7 +2,8 @@
 // allowlist, translates proto <-> domain values, calls the Engine and maps outcomes to
 // gRPC status codes; it makes no decisions of its own.
 //
-// Thread-safety: handlers run on gRPC's thread pool; all shared state lives in the Engine.
+// Thread-safety: handlers run on gRPC's threads, completions of callback calls on the
+// Engine's checkpoint writer; all shared state lives in the Engine.
 #pragma once
 
 #include <atomic>
@@ -17,46 +18,65 @@
 
 namespace topologyd::rpc {
 
-class TopologydService final : public topologyd::v1::Topologyd::Service {
+// Every RPC uses gRPC's callback API. A change (Admit, Allocate, Release) is decided in the
+// handler, which hands its reply to the Engine's group commit and returns: the reply is sent
+// from the checkpoint writer once the checkpoint holding it is durable, so no thread sits
+// blocked per call while the checkpoint is written. Reads answer at once.
+using TopologydCallbackService = topologyd::v1::Topologyd::CallbackService;
+
+class TopologydService final : public TopologydCallbackService {
  public:
   // `peers` may be null for in-process use (no fd peers): then every call is allowed.
   TopologydService(engine::Engine* engine, const PeerRegistry* peers, uid_t daemon_uid);
 
-  grpc::Status Status(grpc::ServerContext* context, const topologyd::v1::StatusRequest* request,
-                      topologyd::v1::StatusResponse* response) override;
-  grpc::Status GetTopology(grpc::ServerContext* context,
-                           const topologyd::v1::GetTopologyRequest* request,
-                           topologyd::v1::GetTopologyResponse* response) override;
-  grpc::Status Admit(grpc::ServerContext* context, const topologyd::v1::AdmitRequest* request,
-                     topologyd::v1::AdmitResponse* response) override;
-  grpc::Status Explain(grpc::ServerContext* context, const topologyd::v1::ExplainRequest* request,
-                       topologyd::v1::ExplainResponse* response) override;
-  grpc::Status Allocate(grpc::ServerContext* context, const topologyd::v1::AllocateRequest* request,
-                        topologyd::v1::AllocateResponse* response) override;
-  grpc::Status Release(grpc::ServerContext* context, const topologyd::v1::ReleaseRequest* request,
-                       topologyd::v1::ReleaseResponse* response) override;
-  // Calls being handled right now; the daemon waits for this to reach 0 when stopping.
-  int InFlight() const { return in_flight_.load(); }
+  // The generated synchronous overloads stay (unused: gRPC calls the callback ones).
+  using TopologydCallbackService::Admit;
+  using TopologydCallbackService::Allocate;
+  using TopologydCallbackService::Explain;
+  using TopologydCallbackService::GetTopology;
+  using TopologydCallbackService::ListAllocations;
+  using TopologydCallbackService::Release;
+  using TopologydCallbackService::Status;
 
-  grpc::Status ListAllocations(grpc::ServerContext* context,
-                               const topologyd::v1::ListAllocationsRequest* request,
-                               topologyd::v1::ListAllocationsResponse* response) override;
+  grpc::ServerUnaryReactor* Admit(grpc::CallbackServerContext* context,
+                                  const topologyd::v1::AdmitRequest* request,
+                                  topologyd::v1::AdmitResponse* response) override;
+  grpc::ServerUnaryReactor* Allocate(grpc::CallbackServerContext* context,
+                                     const topologyd::v1::AllocateRequest* request,
+                                     topologyd::v1::AllocateResponse* response) override;
+  grpc::ServerUnaryReactor* Release(grpc::CallbackServerContext* context,
+                                    const topologyd::v1::ReleaseRequest* request,
+                                    topologyd::v1::ReleaseResponse* response) override;
+  grpc::ServerUnaryReactor* Explain(grpc::CallbackServerContext* context,
+                                    const topologyd::v1::ExplainRequest* request,
+                                    topologyd::v1::ExplainResponse* response) override;
+  grpc::ServerUnaryReactor* ListAllocations(
+      grpc::CallbackServerContext* context, const topologyd::v1::ListAllocationsRequest* request,
+      topologyd::v1::ListAllocationsResponse* response) override;
+  grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext* context,
+                                        const topologyd::v1::GetTopologyRequest* request,
+                                        topologyd::v1::GetTopologyResponse* response) override;
+  grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
+                                   const topologyd::v1::StatusRequest* request,
+                                   topologyd::v1::StatusResponse* response) override;
+
+  // Calls started and not finished yet; the daemon waits for this to reach 0 when stopping.
+  int InFlight() const { return in_flight_.load(); }
 
  private:
   // PERMISSION_DENIED unless the caller's credentials pass the configured allowlist.
-  grpc::Status CheckPeer(const grpc::ServerContext& context) const;
+  grpc::Status CheckPeer(const grpc::ServerContextBase& context) const;
+  // Starts counting a call for InFlight(); Finish() ends it with `status`.
+  grpc::ServerUnaryReactor* BeginCall(grpc::CallbackServerContext* context);
+  void Finish(grpc::ServerUnaryReactor* reactor, const grpc::Status& status);
+  // Finish for a call answered without waiting for the Engine's writer; returns `reactor`.
+  grpc::ServerUnaryReactor* FinishNow(grpc::ServerUnaryReactor* reactor,
+                                      const grpc::Status& status);
 
-  // Counts a handler for InFlight() while it runs.
-  class CallScope {
-   public:
-    explicit CallScope(std::atomic<int>* n) : n_(n) { n_->fetch_add(1); }
-    ~CallScope() { n_->fetch_sub(1); }
-    CallScope(const CallScope&) = delete;
-    CallScope& operator=(const CallScope&) = delete;
-
-   private:
-    std::atomic<int>* n_;
-  };
+  // The read-only RPCs' answers.
+  grpc::Status ExplainReply(const topologyd::v1::ExplainRequest& request,
+                            topologyd::v1::ExplainResponse* response) const;
+  grpc::Status StatusReply(topologyd::v1::StatusResponse* response) const;
 
   engine::Engine* engine_;
   const PeerRegistry* peers_;

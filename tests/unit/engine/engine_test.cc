@@ -3,8 +3,13 @@
 // failed checkpoint writes that must not acknowledge anything.
 #include "lib/engine/engine.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "lib/state/file_system.h"
@@ -69,6 +74,58 @@ pod::Pod MakePod(const std::string& uid, const std::string& cpu) {
   p.containers.push_back(c);
   return p;
 }
+
+// Forwards to another FileSystem, except that while closed every SyncDir — the last step of
+// a checkpoint write — waits until Open(): a checkpoint write the test holds open.
+class GatedFileSystem final : public state::FileSystem {
+ public:
+  explicit GatedFileSystem(state::FileSystem* base) : base_(base) {}
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = false;
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    opened_.notify_all();
+  }
+
+  absl::StatusOr<std::string> ReadFile(const std::string& path) override {
+    return base_->ReadFile(path);
+  }
+  absl::Status WriteNewFileAndSync(const std::string& path, std::string_view contents,
+                                   mode_t mode) override {
+    return base_->WriteNewFileAndSync(path, contents, mode);
+  }
+  absl::Status OverwriteUnsharedFileAndSync(const std::string& path,
+                                            std::string_view contents) override {
+    return base_->OverwriteUnsharedFileAndSync(path, contents);
+  }
+  absl::Status Rename(const std::string& from, const std::string& to) override {
+    return base_->Rename(from, to);
+  }
+  absl::Status Exchange(const std::string& a, const std::string& b) override {
+    return base_->Exchange(a, b);
+  }
+  absl::Status SyncDir(const std::string& dir) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    opened_.wait(lock, [&] { return open_; });
+    return base_->SyncDir(dir);
+  }
+  absl::Status Remove(const std::string& path) override { return base_->Remove(path); }
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) override {
+    return base_->ListDir(dir);
+  }
+  absl::Status MakeDir(const std::string& dir, mode_t mode) override {
+    return base_->MakeDir(dir, mode);
+  }
+
+ private:
+  state::FileSystem* base_;
+  std::mutex mu_;
+  std::condition_variable opened_;
+  bool open_ = true;
+};
 
 class EngineTest : public ::testing::Test {
  protected:
@@ -311,6 +368,54 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   EXPECT_TRUE(retry->admitted);
   EXPECT_TRUE((*engine)->Healthy());
   EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
+}
+
+TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDurable) {
+  GatedFileSystem gated(&posix_);
+  auto engine = StartEngine(&gated);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  gated.Close();
+  std::promise<absl::StatusOr<AdmitReply>> completed;
+  std::future<absl::StatusOr<AdmitReply>> reply = completed.get_future();
+  (*engine)->AdmitAsync(MakePod("p1", "2"),
+                        [&](absl::StatusOr<AdmitReply> r) { completed.set_value(std::move(r)); });
+  // AdmitAsync has returned: the decision is made, the reply waits for the checkpoint.
+  EXPECT_EQ((*engine)->Status().state_generation, 1u);
+  EXPECT_EQ(reply.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout)
+      << "completed before its checkpoint was durable";
+  EXPECT_EQ((*engine)->Status().durable_generation, 0u);
+  gated.Open();
+  absl::StatusOr<AdmitReply> done = reply.get();
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(done->admitted);
+  EXPECT_EQ(done->generation, 1u);
+  EXPECT_EQ((*engine)->Status().durable_generation, 1u);
+  EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
+}
+
+TEST_F(EngineTest, AsyncRefusalsAndErrorsCompleteBeforeTheCallReturns) {
+  GatedFileSystem gated(&posix_);
+  auto engine = StartEngine(&gated);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  gated.Close();  // nothing below may wait for a write
+  std::optional<absl::StatusOr<AdmitReply>> refused;
+  (*engine)->AdmitAsync(MakePod("too-big", "64"),
+                        [&](absl::StatusOr<AdmitReply> r) { refused = std::move(r); });
+  ASSERT_TRUE(refused.has_value());
+  ASSERT_TRUE(refused->ok()) << refused->status();
+  EXPECT_FALSE((*refused)->admitted);
+  std::optional<absl::StatusOr<uint64_t>> unknown;
+  (*engine)->ReleaseAsync("nobody", std::nullopt,
+                          [&](absl::StatusOr<uint64_t> r) { unknown = std::move(r); });
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->status().code(), absl::StatusCode::kNotFound);
+  std::optional<absl::StatusOr<ContainerView>> bad;
+  (*engine)->AllocateAsync("nobody", "app", "not a container id", "",
+                           [&](absl::StatusOr<ContainerView> r) { bad = std::move(r); });
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*engine)->Status().state_generation, 0u);
+  gated.Open();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -189,6 +190,106 @@ TEST(GroupCommitTest, GatheringIsCappedByMaxGather) {
   const auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(committer.WaitDurable(gate.Apply()).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(2500));
+}
+
+TEST(GroupCommitTest, WhenDurableCompletesOnTheWriterThreadOnlyAfterTheWrite) {
+  GatedWrites gate;
+  GroupCommitter committer([&] { return gate.Write(); });
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<absl::Status> result;
+  std::thread::id completed_on;
+  committer.WhenDurable(gate.Apply(), [&](const absl::Status& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    result = s;
+    completed_on = std::this_thread::get_id();
+    cv.notify_all();
+  });
+  gate.WaitStarted(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_FALSE(result.has_value()) << "acknowledged before the write finished";
+  }
+  gate.Open(1);
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return result.has_value(); });
+  EXPECT_TRUE(result->ok());
+  EXPECT_NE(completed_on, std::this_thread::get_id());
+  EXPECT_EQ(committer.durable_generation(), 1u);
+}
+
+TEST(GroupCommitTest, AnAlreadyDurableGenerationCompletesAtOnceOnTheCallersThread) {
+  GroupCommitter committer([]() -> absl::StatusOr<uint64_t> { return uint64_t{5}; }, 5);
+  std::thread::id completed_on;
+  bool ok = false;
+  committer.WhenDurable(3, [&](const absl::Status& s) {
+    ok = s.ok();
+    completed_on = std::this_thread::get_id();
+  });
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(completed_on, std::this_thread::get_id());
+  EXPECT_EQ(committer.writes(), 0u);
+}
+
+TEST(GroupCommitTest, AFailedWriteFailsTheWaitersItWasForAndLaterOnesAreWrittenAgain) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int started = 0;
+  bool release_first = false;
+  uint64_t current = 0;
+  GroupCommitter committer([&]() -> absl::StatusOr<uint64_t> {
+    std::unique_lock<std::mutex> lock(mu);
+    const uint64_t snapshot = current;
+    if (++started == 1) {
+      cv.notify_all();
+      cv.wait(lock, [&] { return release_first; });
+      return absl::UnavailableError("disk full");
+    }
+    return snapshot;
+  });
+  auto apply = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return ++current;
+  };
+  std::vector<absl::Status> results(3);
+  std::vector<std::thread> callers;
+  callers.emplace_back([&, g = apply()] { results[0] = committer.WaitDurable(g); });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return started == 1; });
+  }
+  // Arrives while the write meant for change 1 is under way: that write does not hold it.
+  callers.emplace_back([&, g = apply()] { results[1] = committer.WaitDurable(g); });
+  WaitUntilWaiting(committer, 2);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release_first = true;
+    cv.notify_all();
+  }
+  callers[0].join();
+  callers[1].join();
+  EXPECT_EQ(results[0].code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(results[1].ok()) << results[1];
+  EXPECT_EQ(committer.durable_generation(), 2u);
+  EXPECT_EQ(committer.writes(), 2u);
+}
+
+TEST(GroupCommitTest, DestroyingTheCommitterServesTheWaitersStillPending) {
+  GatedWrites gate;
+  std::atomic<int> acknowledged{0};
+  {
+    GroupCommitter committer([&] { return gate.Write(); });
+    for (int i = 0; i < 3; ++i) {
+      committer.WhenDurable(gate.Apply(), [&](const absl::Status& s) {
+        if (s.ok()) ++acknowledged;
+      });
+    }
+    gate.WaitStarted(1);
+    gate.Open(100);
+  }
+  EXPECT_EQ(acknowledged.load(), 3);
+  EXPECT_EQ(gate.written().back(), 3u);
 }
 
 TEST(GroupCommitTest, FailedWriteFailsItsCallerAndTheNextCallerRetries) {
