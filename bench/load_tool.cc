@@ -1,10 +1,10 @@
 // topologyd_load: a load generator for the daemon's gRPC API.
 //
-// N client threads (one gRPC channel each) loop Admit(fresh pod) -> Release(pod) against a
-// daemon, and the same run measures the two floors an admission cannot go below: a no-op RPC
-// (Status, same N clients) and a bare durable checkpoint write (CheckpointStore::Save of a
-// State the size the daemon writes during the run). Admit p50 is reported as a ratio to the
-// sum of the two floors' p50s.
+// N clients (one gRPC channel each) loop Admit(fresh pod) -> Release(pod) against a daemon —
+// all driven by one event-loop thread, or by a thread each (--driver) — and the same run measures
+// the two floors an admission cannot go below: a no-op RPC (Status, same N clients) and a bare
+// durable checkpoint write (CheckpointStore::Save of a State the size the daemon writes during the
+// run). Admit p50 is reported as a ratio to the sum of the two floors' p50s.
 //
 // The daemon is either one already running (--socket) or one started here (--spawn) in a
 // temp directory with a generated configuration; the spawned daemon gets NOTIFY_SOCKET
@@ -43,6 +43,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "bench/load_phases.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/state/file_store.h"
@@ -63,7 +64,6 @@ namespace topologyd::bench {
 namespace {
 
 namespace v1 = ::topologyd::v1;
-using Clock = std::chrono::steady_clock;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
@@ -91,112 +91,10 @@ struct Options {
   int startup_containers = 0;
   int startup_runs = 3;
   std::set<std::string> phases = {"status", "checkpoint", "admit"};
+  std::string driver = "threads";
   bool json = false;
   bool keep = false;
 };
-
-// ---------------------------------------------------------------------------------------------
-// Latency samples and their summary.
-
-struct Summary {
-  int64_t count = 0;
-  double seconds = 0;  // wall time of the phase the samples come from
-  double p50_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0, mean_ms = 0;
-  double ops_per_s() const { return seconds > 0 ? count / seconds : 0; }
-};
-
-// Nearest-rank percentile of sorted samples.
-double Percentile(const std::vector<int64_t>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  rank = std::clamp<size_t>(rank, 1, sorted.size());
-  return static_cast<double>(sorted[rank - 1]) / 1e6;
-}
-
-Summary Summarize(std::vector<int64_t> ns, double seconds) {
-  Summary s;
-  s.count = static_cast<int64_t>(ns.size());
-  s.seconds = seconds;
-  if (ns.empty()) return s;
-  std::sort(ns.begin(), ns.end());
-  s.p50_ms = Percentile(ns, 0.50);
-  s.p99_ms = Percentile(ns, 0.99);
-  s.p999_ms = Percentile(ns, 0.999);
-  s.max_ms = static_cast<double>(ns.back()) / 1e6;
-  double total = 0;
-  for (int64_t v : ns) total += static_cast<double>(v);
-  s.mean_ms = total / static_cast<double>(ns.size()) / 1e6;
-  return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bounded multi-threaded phases.
-
-// What one worker thread records: latencies per op kind ("admit", "release", ...).
-struct Recorder {
-  std::map<std::string, std::vector<int64_t>> samples;
-
-  template <typename F>
-  auto Time(const std::string& kind, F&& f) {
-    Clock::time_point start = Clock::now();
-    auto result = f();
-    samples[kind].push_back(duration_cast<nanoseconds>(Clock::now() - start).count());
-    return result;
-  }
-};
-
-struct PhaseResult {
-  double seconds = 0;
-  std::map<std::string, Summary> kinds;
-  std::string error;  // the first failure; empty when every operation succeeded
-};
-
-// One iteration of a phase on worker `worker`; returns an error message, or "" on success.
-using Iteration = std::function<std::string(int worker, int64_t seq, Recorder& rec)>;
-
-// Runs `threads` workers until `duration_s` passes or `ops` iterations (in total) are done;
-// stops early at the first failure.
-PhaseResult RunPhase(int threads, double duration_s, int64_t ops, const Iteration& iteration) {
-  std::atomic<int64_t> next{0};
-  std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::string first_error;
-  std::vector<Recorder> recorders(static_cast<size_t>(threads));
-  std::latch start_line(threads + 1);
-  Clock::time_point deadline;
-  std::vector<std::thread> workers;
-  for (int w = 0; w < threads; ++w) {
-    workers.emplace_back([&, w] {
-      start_line.arrive_and_wait();
-      while (!stop.load(std::memory_order_relaxed)) {
-        if (ops <= 0 && Clock::now() >= deadline) break;
-        int64_t seq = next.fetch_add(1);
-        if (ops > 0 && seq >= ops) break;
-        std::string error = iteration(w, seq, recorders[static_cast<size_t>(w)]);
-        if (!error.empty()) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (first_error.empty()) first_error = std::move(error);
-          stop = true;
-        }
-      }
-    });
-  }
-  Clock::time_point start = Clock::now();
-  deadline = start + duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
-  start_line.arrive_and_wait();  // publishes `deadline` to the workers
-  for (auto& t : workers) t.join();
-  PhaseResult result;
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::map<std::string, std::vector<int64_t>> merged;
-  for (auto& r : recorders) {
-    for (auto& [kind, v] : r.samples) {
-      merged[kind].insert(merged[kind].end(), v.begin(), v.end());
-    }
-  }
-  for (auto& [kind, v] : merged) result.kinds[kind] = Summarize(std::move(v), result.seconds);
-  result.error = first_error;
-  return result;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Files and the spawned daemon.
@@ -448,6 +346,82 @@ v1::Pod MakePod(const std::string& uid, int cpus_per_pod) {
   return pod;
 }
 
+// One client iteration of each phase, blocking (threads driver) and asynchronous (event-loop
+// driver); both return / finish with an error message, or "" on success.
+
+std::string CallStatus(v1::Topologyd::Stub& stub, Recorder& rec) {
+  grpc::ClientContext context;
+  SetDeadline(context);
+  v1::StatusResponse response;
+  grpc::Status st =
+      rec.Time("status", [&] { return stub.Status(&context, v1::StatusRequest(), &response); });
+  return st.ok() ? "" : RpcError("Status", st);
+}
+
+void StartStatus(v1::Topologyd::Stub& stub, AsyncCalls& calls, Recorder& rec,
+                 std::function<void(std::string)> finished) {
+  calls.Call<v1::StatusResponse>(
+      "status", rec, kRpcDeadline,
+      [&](grpc::ClientContext* context, grpc::CompletionQueue* cq) {
+        return stub.PrepareAsyncStatus(context, v1::StatusRequest(), cq);
+      },
+      [finished = std::move(finished)](const grpc::Status& st, v1::StatusResponse&) {
+        finished(st.ok() ? "" : RpcError("Status", st));
+      });
+}
+
+std::string RefusalError(const std::string& uid, const v1::AdmitResponse& admitted) {
+  return fmt::format("Admit refused pod {}: {}: {}", uid, admitted.reason(), admitted.message());
+}
+
+std::string CallAdmitRelease(v1::Topologyd::Stub& stub, const std::string& uid, int cpus_per_pod,
+                             Recorder& rec) {
+  v1::AdmitRequest admit;
+  *admit.mutable_pod() = MakePod(uid, cpus_per_pod);
+  v1::AdmitResponse admitted;
+  grpc::ClientContext admit_context;
+  SetDeadline(admit_context);
+  grpc::Status st = rec.Time("admit", [&] { return stub.Admit(&admit_context, admit, &admitted); });
+  if (!st.ok()) return RpcError("Admit", st);
+  if (!admitted.admitted()) return RefusalError(uid, admitted);
+  v1::ReleaseRequest release;
+  release.set_pod_uid(uid);
+  v1::ReleaseResponse released;
+  grpc::ClientContext release_context;
+  SetDeadline(release_context);
+  st = rec.Time("release", [&] { return stub.Release(&release_context, release, &released); });
+  return st.ok() ? "" : RpcError(fmt::format("Release of pod {}", uid), st);
+}
+
+void StartAdmitRelease(v1::Topologyd::Stub& stub, const std::string& uid, int cpus_per_pod,
+                       AsyncCalls& calls, Recorder& rec,
+                       std::function<void(std::string)> finished) {
+  v1::AdmitRequest admit;
+  *admit.mutable_pod() = MakePod(uid, cpus_per_pod);
+  calls.Call<v1::AdmitResponse>(
+      "admit", rec, kRpcDeadline,
+      [&](grpc::ClientContext* context, grpc::CompletionQueue* cq) {
+        return stub.PrepareAsyncAdmit(context, admit, cq);
+      },
+      [&stub, &calls, &rec, uid, finished = std::move(finished)](
+          const grpc::Status& st, v1::AdmitResponse& admitted) mutable {
+        if (!st.ok()) return finished(RpcError("Admit", st));
+        if (!admitted.admitted()) return finished(RefusalError(uid, admitted));
+        v1::ReleaseRequest release;
+        release.set_pod_uid(uid);
+        calls.Call<v1::ReleaseResponse>(
+            "release", rec, kRpcDeadline,
+            [&](grpc::ClientContext* context, grpc::CompletionQueue* cq) {
+              return stub.PrepareAsyncRelease(context, release, cq);
+            },
+            [uid, finished = std::move(finished)](const grpc::Status& released,
+                                                  v1::ReleaseResponse&) {
+              finished(released.ok() ? ""
+                                     : RpcError(fmt::format("Release of pod {}", uid), released));
+            });
+      });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Checkpoint floor.
 
@@ -494,8 +468,8 @@ PhaseResult RunCheckpointPhase(const std::string& parent, int threads, const Opt
     stores.push_back(*std::move(store));
     states.push_back(LoadState(opts.clients, opts.cpus_per_pod, 1));
   }
-  return RunPhase(
-      threads, opts.duration_s, opts.ops, [&](int w, int64_t seq, Recorder& rec) -> std::string {
+  return RunThreadedPhase(
+      threads, {opts.duration_s, opts.ops}, [&](int w, int64_t seq, Recorder& rec) -> std::string {
         state::State& s = states[static_cast<size_t>(w)];
         // Replace one pod by a fresh one, as an admit+release pair would.
         auto first = s.pods.begin();
@@ -609,6 +583,7 @@ int Run(const Options& opts) {
   doc["machine"] = {{"model", MachineModel()},
                     {"online_cpus", std::thread::hardware_concurrency()}};
   doc["clients"] = opts.clients;
+  doc["driver"] = opts.driver;
   doc["cpus_per_pod"] = opts.cpus_per_pod;
   if (opts.ops > 0) {
     doc["ops_per_phase"] = opts.ops;
@@ -618,7 +593,9 @@ int Run(const Options& opts) {
   text += fmt::format("machine: {} ({} online CPUs)\n", doc["machine"]["model"].get<std::string>(),
                       std::thread::hardware_concurrency());
   text += fmt::format(
-      "clients: {}, CPUs per pod: {}, each phase: {}\n", opts.clients, opts.cpus_per_pod,
+      "clients: {} ({}), CPUs per pod: {}, each phase: {}\n", opts.clients,
+      opts.driver == "event-loop" ? "driven by one event-loop thread" : "a thread each",
+      opts.cpus_per_pod,
       opts.ops > 0 ? fmt::format("{} ops", opts.ops) : fmt::format("{} s", opts.duration_s));
 
   std::string dir = MakeTempDir(opts.work_dir);
@@ -674,18 +651,20 @@ int Run(const Options& opts) {
       }
     };
 
+    const PhaseBounds bounds{opts.duration_s, opts.ops};
+    const bool event_loop = opts.driver == "event-loop";
     if (opts.phases.contains("status")) {
-      PhaseResult r = RunPhase(opts.clients, opts.duration_s, opts.ops,
-                               [&](int w, int64_t, Recorder& rec) -> std::string {
-                                 grpc::ClientContext context;
-                                 SetDeadline(context);
-                                 v1::StatusResponse response;
-                                 grpc::Status st = rec.Time("status", [&] {
-                                   return stubs[static_cast<size_t>(w)]->Status(
-                                       &context, v1::StatusRequest(), &response);
-                                 });
-                                 return st.ok() ? "" : RpcError("Status", st);
-                               });
+      PhaseResult r =
+          event_loop ? RunEventLoopPhase(opts.clients, bounds,
+                                         [&](int c, int64_t, AsyncCalls& calls, Recorder& rec,
+                                             std::function<void(std::string)> finished) {
+                                           StartStatus(*stubs[static_cast<size_t>(c)], calls, rec,
+                                                       std::move(finished));
+                                         })
+                     : RunThreadedPhase(opts.clients, bounds,
+                                        [&](int c, int64_t, Recorder& rec) -> std::string {
+                                          return CallStatus(*stubs[static_cast<size_t>(c)], rec);
+                                        });
       record("status", r, {});
     }
     if (phase_error.empty() && opts.phases.contains("checkpoint")) {
@@ -700,32 +679,23 @@ int Run(const Options& opts) {
     int64_t pairs = 0;
     double admit_seconds = 0;
     if (phase_error.empty() && opts.phases.contains("admit")) {
-      PhaseResult r = RunPhase(
-          opts.clients, opts.duration_s, opts.ops,
-          [&](int w, int64_t seq, Recorder& rec) -> std::string {
-            auto& stub = *stubs[static_cast<size_t>(w)];
-            std::string uid = fmt::format("{}-load-{:04}-{:012}", run_id, w, seq);
-            v1::AdmitRequest admit;
-            *admit.mutable_pod() = MakePod(uid, opts.cpus_per_pod);
-            v1::AdmitResponse admitted;
-            grpc::ClientContext admit_context;
-            SetDeadline(admit_context);
-            grpc::Status st =
-                rec.Time("admit", [&] { return stub.Admit(&admit_context, admit, &admitted); });
-            if (!st.ok()) return RpcError("Admit", st);
-            if (!admitted.admitted()) {
-              return fmt::format("Admit refused pod {}: {}: {}", uid, admitted.reason(),
-                                 admitted.message());
-            }
-            v1::ReleaseRequest release;
-            release.set_pod_uid(uid);
-            v1::ReleaseResponse released;
-            grpc::ClientContext release_context;
-            SetDeadline(release_context);
-            st = rec.Time("release",
-                          [&] { return stub.Release(&release_context, release, &released); });
-            return st.ok() ? "" : RpcError(fmt::format("Release of pod {}", uid), st);
-          });
+      auto uid_of = [&](int c, int64_t seq) {
+        return fmt::format("{}-load-{:04}-{:012}", run_id, c, seq);
+      };
+      PhaseResult r =
+          event_loop
+              ? RunEventLoopPhase(opts.clients, bounds,
+                                  [&](int c, int64_t seq, AsyncCalls& calls, Recorder& rec,
+                                      std::function<void(std::string)> finished) {
+                                    StartAdmitRelease(*stubs[static_cast<size_t>(c)],
+                                                      uid_of(c, seq), opts.cpus_per_pod, calls, rec,
+                                                      std::move(finished));
+                                  })
+              : RunThreadedPhase(opts.clients, bounds,
+                                 [&](int c, int64_t seq, Recorder& rec) -> std::string {
+                                   return CallAdmitRelease(*stubs[static_cast<size_t>(c)],
+                                                           uid_of(c, seq), opts.cpus_per_pod, rec);
+                                 });
       pairs = r.kinds.contains("release") ? r.kinds.at("release").count : 0;
       admit_seconds = r.seconds;
       record("admit", r, {});
@@ -942,6 +912,11 @@ int main(int argc, char** argv) {
   app.add_option("--phases", opts.phases, "Phases to run: status, checkpoint, admit")
       ->check(CLI::IsMember({"status", "checkpoint", "admit"}))
       ->delimiter(',');
+  app.add_option("--driver", opts.driver,
+                 "How the clients are run: event-loop (one thread, one connection and one call "
+                 "outstanding per client) or threads (one thread per client, blocking calls)")
+      ->check(CLI::IsMember({"event-loop", "threads"}))
+      ->capture_default_str();
   app.add_flag("--json", opts.json, "Print one JSON object instead of the table");
   app.add_flag("--keep", opts.keep, "Keep the temp dir (daemon logs, state)");
   spawn->excludes(socket);

@@ -1,6 +1,7 @@
 # topologyd_load: N gRPC clients admitting and releasing pods against a daemon, with the no-op
 # RPC and bare checkpoint floors measured in the same run (docs/performance.md, "Daemon load").
-add_executable(topologyd_load ${CMAKE_CURRENT_LIST_DIR}/load_tool.cc)
+add_executable(topologyd_load ${CMAKE_CURRENT_LIST_DIR}/load_tool.cc
+                              ${CMAKE_CURRENT_LIST_DIR}/load_phases.cc)
 target_include_directories(topologyd_load PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(
   topologyd_load PRIVATE topologyd::proto topologyd::state topologyd::cpuset topologyd::common
@@ -15,4 +16,8 @@ if(TOPOLOGYD_BUILD_TESTS AND EXISTS ${LOAD_TOOL_SMOKE_TOPOLOGY})
            COMMAND topologyd_load --spawn --daemon $<TARGET_FILE:topologyd> --topology
                    ${LOAD_TOOL_SMOKE_TOPOLOGY} --ops 200 --clients 2)
   set_tests_properties(load_tool_smoke PROPERTIES LABELS integration TIMEOUT 120)
+  add_test(NAME load_tool_smoke_event_loop
+           COMMAND topologyd_load --spawn --daemon $<TARGET_FILE:topologyd> --topology
+                   ${LOAD_TOOL_SMOKE_TOPOLOGY} --ops 200 --clients 2 --driver event-loop)
+  set_tests_properties(load_tool_smoke_event_loop PROPERTIES LABELS integration TIMEOUT 120)
 endif()
