@@ -180,6 +180,48 @@ void BM_Admit(benchmark::State& bench, std::string machine, std::string policy, 
   bench.counters["admitted"] = admitted ? 1 : 0;
 }
 
+// The pod of the daemon load test (docs/performance.md, "Daemon load") on its machine and
+// configuration: a Guaranteed 2-CPU pod with 256Mi, static CPU manager with CPU 0 reserved,
+// best-effort topology manager, no memory manager, onto a node holding 7 such pods.
+void BM_AdmitLoadPod(benchmark::State& bench) {
+  std::optional<topology::Topology> t = Shared("amd-epyc7742-2s-nps4-4xa100-ib.xml");
+  if (!t) {
+    bench.SkipWithError("topology not available");
+    return;
+  }
+  config::Config c;
+  c.cpu_manager_policy = "static";
+  c.reserved_system_cpus = "0";
+  c.topology_manager_policy = "best-effort";
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(c, *t);
+  if (!node.ok()) {
+    bench.SkipWithError("node policy refused");
+    return;
+  }
+  auto load_pod = [](const std::string& uid) {
+    pod::Pod p;
+    p.uid = uid;
+    p.namespace_name = "load";
+    p.name = uid;
+    p.containers = {Ctr("c0", {{"cpu", "2"}, {"memory", "256Mi"}})};
+    return p;
+  };
+  AllocationState state = node->empty_state;
+  for (int i = 0; i < 7; ++i) {
+    absl::StatusOr<AdmissionResult> r = Admit(*node, state, load_pod("bg" + std::to_string(i)));
+    if (r.ok() && r->admitted) state = r->new_state;
+  }
+  const pod::Pod pod = load_pod("pod");
+  bool admitted = false;
+  for (auto _ : bench) {
+    absl::StatusOr<AdmissionResult> r = Admit(*node, state, pod);
+    admitted = r.ok() && r->admitted;
+    benchmark::DoNotOptimize(r);
+  }
+  bench.counters["admitted"] = admitted ? 1 : 0;
+}
+BENCHMARK(BM_AdmitLoadPod)->Unit(benchmark::kMicrosecond);
+
 constexpr const char* kAltix = "ia64-altix-64numa.xml";
 constexpr const char* kXeonMax = "intel-xeonmax9462-2s-snc4-hbm-flat.xml";
 constexpr const char* kGb200 = "gb200-like";
