@@ -18,8 +18,8 @@
 // never an acknowledged-but-lost change.
 //
 // Thread-safety: all methods may be called concurrently. `done` callbacks run on the writer
-// thread (or at once on the caller's thread when the generation is already durable), one at
-// a time, with no GroupCommitter lock held; they must not call WaitDurable.
+// thread, in generation order (or at once on the caller's thread when the generation is
+// already durable), with no GroupCommitter lock held; they must not call WaitDurable.
 #pragma once
 
 #include <chrono>
