@@ -1,7 +1,7 @@
 // topologyd_load: a load generator for the daemon's gRPC API.
 //
 // N clients (one gRPC channel each) loop Admit(fresh pod) -> Release(pod) against a daemon —
-// all driven by one event-loop thread, or by a thread each (--driver) — and the same run measures
+// a thread each, or all driven by one event-loop thread (--driver) — and the same run measures
 // the two floors an admission cannot go below: a no-op RPC (Status, same N clients) and a bare
 // durable checkpoint write (CheckpointStore::Save of a State the size the daemon writes during the
 // run). Admit p50 is reported as a ratio to the sum of the two floors' p50s.
@@ -21,19 +21,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <latch>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
