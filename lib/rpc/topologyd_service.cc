@@ -53,9 +53,7 @@ grpc::Status TopologydService::CheckPeer(const grpc::ServerContextBase& context)
 grpc::ServerUnaryReactor* TopologydService::Status(grpc::CallbackServerContext* context,
                                                    const v1::StatusRequest*,
                                                    v1::StatusResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  return FinishNow(reactor, StatusReply(response));
+  return Answer(context, [&] { return StatusReply(response); });
 }
 
 grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
@@ -95,10 +93,10 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
 grpc::ServerUnaryReactor* TopologydService::GetTopology(grpc::CallbackServerContext* context,
                                                         const v1::GetTopologyRequest*,
                                                         v1::GetTopologyResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  TopologyToProto(*engine_->topology(), response->mutable_topology());
-  return FinishNow(reactor, grpc::Status::OK);
+  return Answer(context, [&] {
+    TopologyToProto(*engine_->topology(), response->mutable_topology());
+    return grpc::Status::OK;
+  });
 }
 
 }  // namespace topologyd::rpc
@@ -113,6 +111,13 @@ grpc::ServerUnaryReactor* TopologydService::BeginCall(grpc::CallbackServerContex
 void TopologydService::Finish(grpc::ServerUnaryReactor* reactor, const grpc::Status& status) {
   reactor->Finish(status);
   in_flight_.fetch_sub(1);
+}
+
+grpc::ServerUnaryReactor* TopologydService::Answer(grpc::CallbackServerContext* context,
+                                                   const std::function<grpc::Status()>& reply) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  grpc::Status allowed = CheckPeer(*context);
+  return FinishNow(reactor, allowed.ok() ? reply() : allowed);
 }
 
 grpc::ServerUnaryReactor* TopologydService::FinishNow(grpc::ServerUnaryReactor* reactor,
@@ -139,20 +144,15 @@ grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext* context,
                                                     const v1::ExplainRequest* request,
                                                     v1::ExplainResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  return FinishNow(reactor, ExplainReply(*request, response));
-}
-
-grpc::Status TopologydService::ExplainReply(const v1::ExplainRequest& request,
-                                            v1::ExplainResponse* response) const {
-  if (!request.has_pod()) return InvalidArgument("pod: required");
-  absl::StatusOr<pod::Pod> pod = PodFromProto(request.pod());
-  if (!pod.ok()) return ToGrpc(pod.status());
-  absl::StatusOr<engine::ExplainReply> reply = engine_->Explain(*pod);
-  if (!reply.ok()) return ToGrpc(reply.status());
-  ExplainReplyToProto(*reply, response);
-  return grpc::Status::OK;
+  return Answer(context, [&] {
+    if (!request->has_pod()) return InvalidArgument("pod: required");
+    absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
+    if (!pod.ok()) return ToGrpc(pod.status());
+    absl::StatusOr<engine::ExplainReply> reply = engine_->Explain(*pod);
+    if (!reply.ok()) return ToGrpc(reply.status());
+    ExplainReplyToProto(*reply, response);
+    return grpc::Status::OK;
+  });
 }
 
 grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext* context,
@@ -198,10 +198,10 @@ grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* TopologydService::ListAllocations(grpc::CallbackServerContext* context,
                                                             const v1::ListAllocationsRequest*,
                                                             v1::ListAllocationsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  AllocationsToProto(engine_->ListAllocations(), response);
-  return FinishNow(reactor, grpc::Status::OK);
+  return Answer(context, [&] {
+    AllocationsToProto(engine_->ListAllocations(), response);
+    return grpc::Status::OK;
+  });
 }
 
 }  // namespace topologyd::rpc

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -73,9 +74,9 @@ class TopologydService final : public TopologydCallbackService {
   grpc::ServerUnaryReactor* FinishNow(grpc::ServerUnaryReactor* reactor,
                                       const grpc::Status& status);
 
-  // The read-only RPCs' answers.
-  grpc::Status ExplainReply(const topologyd::v1::ExplainRequest& request,
-                            topologyd::v1::ExplainResponse* response) const;
+  // A read: checks the caller, then finishes at once with `reply()`, which fills the response.
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context,
+                                   const std::function<grpc::Status()>& reply);
   grpc::Status StatusReply(topologyd::v1::StatusResponse* response) const;
 
   engine::Engine* engine_;
