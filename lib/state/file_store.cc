@@ -66,19 +66,20 @@ absl::Status CheckpointStore::WriteTemp(std::string_view bytes, std::string* tem
 
 absl::Status CheckpointStore::Publish(const std::string& temp, bool* kept_previous) {
   *kept_previous = false;
-  if (reuse_) {
-    absl::Status s = fs_->Exchange(temp, path());
-    if (s.ok()) {
-      *kept_previous = true;
-      return s;
-    }
-    if (CannotReuse(s)) {
-      reuse_ = false;                   // nothing happened: the plain rename below does the job
-    } else if (!absl::IsNotFound(s)) {  // NOT_FOUND: no checkpoint yet, nothing to exchange
-      return s;
-    }
+  if (!reuse_) return fs_->Rename(temp, path());
+  absl::Status exchanged = fs_->Exchange(temp, path());
+  if (exchanged.ok()) {
+    *kept_previous = true;
+    return exchanged;
   }
-  return fs_->Rename(temp, path());
+  // NOT_FOUND: no checkpoint yet, nothing to exchange. Otherwise nothing happened, and the
+  // plain rename does the job.
+  if (!CannotReuse(exchanged) && !absl::IsNotFound(exchanged)) return exchanged;
+  absl::Status renamed = fs_->Rename(temp, path());
+  // Only an exchange refused where a rename succeeds shows that exchanging is unavailable
+  // here; when the rename fails too (an immutable or read-only directory), this save failed.
+  if (CannotReuse(exchanged) && renamed.ok()) reuse_ = false;
+  return renamed;
 }
 
 absl::Status CheckpointStore::Save(const State& state) {
