@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <utility>
 
 #include "lib/admission/state_records.h"
 #include "lib/cgroup/naming.h"
@@ -73,6 +74,7 @@ Engine::Engine(EngineOptions options, std::shared_ptr<const admission::NodePolic
     : started_(std::chrono::steady_clock::now()),
       topology_(std::move(options.topology)),
       log_(options.log ? std::move(options.log) : [](const std::string&) {}),
+      log_error_(options.log_error ? std::move(options.log_error) : [](const std::string&) {}),
       config_(std::move(options.config)),
       policy_(std::move(policy)),
       allocation_(std::move(allocation)),
@@ -91,7 +93,19 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
     std::lock_guard<std::mutex> lock(mu_);
     snapshot = records_;
   }
-  TOPOLOGYD_RETURN_IF_ERROR(store_.Save(snapshot));
+  if (absl::Status saved = store_.Save(snapshot); !saved.ok()) {
+    if (failing_since_ok_++ == 0) {
+      log_error_(fmt::format(
+          "state checkpoint write failed: {}; changes get UNAVAILABLE (nothing acknowledged) "
+          "until a write succeeds; `topoctl status` shows the last error",
+          saved.message()));
+    }
+    return saved;
+  }
+  if (failing_since_ok_ > 0) {
+    log_(fmt::format("state checkpoint writes succeed again, after {} failed",
+                     std::exchange(failing_since_ok_, 0)));
+  }
   return snapshot.generation;
 }
 
@@ -311,8 +325,14 @@ EngineStatus Engine::Status() const {
     status.state_generation = records_.generation;
     status.admitted_pods = static_cast<uint32_t>(records_.pods.size());
   }
-  status.durable_generation = committer_.durable_generation();
-  status.healthy = committer_.last_write_status().ok();
+  const GroupCommitter::Stats written = committer_.stats();
+  status.healthy = written.last_write.ok();
+  status.checkpoint = {.path = store_.path(),
+                       .durable_generation = written.durable_generation,
+                       .writes = written.writes,
+                       .failed_writes = written.failed_writes,
+                       .last_batch = written.last_batch,
+                       .last_error = std::string(written.last_write.message())};
   if (enforcer_) {
     status.cgroup = enforcer_->counters();
     status.cgroup_version = enforcer_->version_name();

@@ -43,16 +43,26 @@ struct ReloadRecord {
   std::chrono::steady_clock::time_point at;
 };
 
+// The state checkpoint as `topoctl status` shows it.
+struct CheckpointStatus {
+  std::string path;
+  uint64_t durable_generation = 0;  // the newest generation known to be on disk
+  uint64_t writes = 0;              // attempted since start
+  uint64_t failed_writes = 0;
+  size_t last_batch = 0;   // changes the last successful write acknowledged
+  std::string last_error;  // the last write's error; empty when it succeeded
+};
+
 struct EngineStatus {
   std::chrono::steady_clock::duration uptime{};
   std::shared_ptr<const config::Config> config;
   std::optional<ReloadRecord> last_reload;
   uint64_t state_generation = 0;
-  uint64_t durable_generation = 0;
   uint32_t admitted_pods = 0;
+  CheckpointStatus checkpoint;
   EnforcerCounters cgroup;
   std::string cgroup_version;  // detected ("v1"/"v2"); empty without enforcement
-  bool healthy = true;
+  bool healthy = true;         // the last checkpoint write succeeded
 };
 
 // A container as the API shows it: its record, with the current shared pool as `cpus`
@@ -84,6 +94,8 @@ struct EngineOptions {
   state::FileSystem* fs = nullptr;              // checkpoint I/O; must outlive the engine
   std::unique_ptr<CpusetEnforcer> enforcer;     // null: no cgroup enforcement
   std::function<void(const std::string&)> log;  // notable events (releases by reconcile)
+  // Problems an operator must act on: checkpoint writes starting to fail.
+  std::function<void(const std::string&)> log_error;
 };
 
 // How an asynchronous Engine call reports its outcome; it runs exactly once, possibly on
@@ -157,6 +169,7 @@ class Engine {
   const std::chrono::steady_clock::time_point started_;
   const std::shared_ptr<const topology::Topology> topology_;
   std::function<void(const std::string&)> log_;
+  std::function<void(const std::string&)> log_error_;
 
   mutable std::mutex mu_;
   std::shared_ptr<const config::Config> config_;         // guarded by mu_
@@ -166,6 +179,9 @@ class Engine {
   std::optional<ReloadRecord> last_reload_;              // guarded by mu_
 
   state::CheckpointStore store_;  // used by the GroupCommitter's writer only
+  // Failed writes since the last successful one, so a failing disk is logged once when it
+  // starts and once when it recovers, not at every write. Writer thread only.
+  uint64_t failing_since_ok_ = 0;
 
   std::mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
   std::unique_ptr<CpusetEnforcer> enforcer_;

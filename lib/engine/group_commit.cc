@@ -67,6 +67,7 @@ void GroupCommitter::WriterLoop() {
     const auto took = std::chrono::steady_clock::now() - started;
     lock.lock();
     ++writes_;
+    if (!wrote.ok()) ++failed_writes_;
     last_status_ = wrote.status();
     auto end = wrote.ok() ? pending_.upper_bound(std::max(durable_, *wrote))
                           : pending_.upper_bound(newest_waiting);
@@ -86,6 +87,15 @@ void GroupCommitter::WriterLoop() {
   }
 }
 
+GroupCommitter::Stats GroupCommitter::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {.durable_generation = durable_,
+          .writes = writes_,
+          .failed_writes = failed_writes_,
+          .last_batch = writes_ > failed_writes_ ? last_batch_ : 0,
+          .last_write = last_status_};
+}
+
 uint64_t GroupCommitter::durable_generation() const {
   std::lock_guard<std::mutex> lock(mu_);
   return durable_;
@@ -94,6 +104,11 @@ uint64_t GroupCommitter::durable_generation() const {
 uint64_t GroupCommitter::writes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return writes_;
+}
+
+uint64_t GroupCommitter::failed_writes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failed_writes_;
 }
 
 size_t GroupCommitter::last_batch() const {

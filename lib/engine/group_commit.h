@@ -57,8 +57,20 @@ class GroupCommitter {
   // Blocks until `generation` is durable; the error of the write that was to cover it.
   absl::Status WaitDurable(uint64_t generation);
 
+  // One consistent reading of the counters below.
+  struct Stats {
+    uint64_t durable_generation = 0;
+    uint64_t writes = 0;
+    uint64_t failed_writes = 0;
+    size_t last_batch = 0;  // 0 until a write succeeded
+    absl::Status last_write;
+  };
+  Stats stats() const;
+
   uint64_t durable_generation() const;
+  // Writes attempted, and how many of them failed.
   uint64_t writes() const;
+  uint64_t failed_writes() const;
   // How many waiters the last successful write served.
   size_t last_batch() const;
   // Waiters whose generation is not durable yet (including those the current write serves).
@@ -78,6 +90,7 @@ class GroupCommitter {
   std::condition_variable arrived_;  // wake_at_ waiters are pending, or stop_ was set
   uint64_t durable_ = 0;             // guarded by mu_
   uint64_t writes_ = 0;              // guarded by mu_
+  uint64_t failed_writes_ = 0;       // guarded by mu_
   absl::Status last_status_;         // guarded by mu_
   // The waiters, by generation; a write completes and removes the ones it covers.
   std::multimap<uint64_t, Done> pending_;             // guarded by mu_

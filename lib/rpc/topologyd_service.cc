@@ -87,6 +87,14 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
   cgroup->set_drift_repairs(status.cgroup.drift_repairs);
   cgroup->set_driver(config.cgroup.driver);
   cgroup->set_root(config.cgroup.root);
+  response->set_healthy(status.healthy);
+  v1::CheckpointStatus* checkpoint = response->mutable_checkpoint();
+  checkpoint->set_path(status.checkpoint.path);
+  checkpoint->set_durable_generation(status.checkpoint.durable_generation);
+  checkpoint->set_writes(status.checkpoint.writes);
+  checkpoint->set_failed_writes(status.checkpoint.failed_writes);
+  checkpoint->set_last_batch(static_cast<uint32_t>(status.checkpoint.last_batch));
+  checkpoint->set_last_error(status.checkpoint.last_error);
   return grpc::Status::OK;
 }
 

@@ -32,8 +32,20 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
         {"writes", r.cgroup().writes()},
         {"failed_writes", r.cgroup().failed_writes()},
         {"drift_repairs", r.cgroup().drift_repairs()}}},
+      {"healthy", nullptr},
+      {"checkpoint", nullptr},
       {"last_reload", nullptr},
   };
+  // A daemon older than these fields sends no checkpoint: its health is unknown, not bad.
+  if (r.has_checkpoint()) {
+    doc["healthy"] = r.healthy();
+    doc["checkpoint"] = {{"path", r.checkpoint().path()},
+                         {"durable_generation", r.checkpoint().durable_generation()},
+                         {"writes", r.checkpoint().writes()},
+                         {"failed_writes", r.checkpoint().failed_writes()},
+                         {"last_batch", r.checkpoint().last_batch()},
+                         {"last_error", r.checkpoint().last_error()}};
+  }
   if (r.has_last_reload()) {
     const auto& lr = r.last_reload();
     doc["last_reload"] = {
@@ -47,6 +59,21 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
     };
   }
   return doc;
+}
+
+std::string HealthText(const nlohmann::json& doc) {
+  if (doc["healthy"].is_null()) return "unknown (the daemon does not report it)";
+  if (doc["healthy"].get<bool>()) return "ok";
+  return "CHECKPOINT WRITES FAIL (changes are not acknowledged): " +
+         doc["checkpoint"]["last_error"].get<std::string>();
+}
+
+std::string CheckpointText(const nlohmann::json& c) {
+  if (c.is_null()) return "unknown";
+  return c["path"].get<std::string>() + ": generation " +
+         std::to_string(c["durable_generation"].get<uint64_t>()) + " on disk, " +
+         std::to_string(c["writes"].get<uint64_t>()) + " writes (" +
+         std::to_string(c["failed_writes"].get<uint64_t>()) + " failed)";
 }
 
 void PrintStatusTable(const nlohmann::json& doc) {
@@ -64,6 +91,8 @@ void PrintStatusTable(const nlohmann::json& doc) {
                      doc["cgroup"]["version"].get<std::string>() + " at " +
                      doc["cgroup"]["root"].get<std::string>() +
                      (doc["cgroup"]["apply"].get<bool>() ? "" : " (dry run)")},
+      {"health", HealthText(doc)},
+      {"checkpoint", CheckpointText(doc["checkpoint"])},
   };
   const auto& lr = doc["last_reload"];
   if (lr.is_null()) {

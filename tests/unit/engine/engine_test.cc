@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
@@ -21,6 +22,7 @@
 namespace topologyd::engine {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
 
 class TempDir {
@@ -153,7 +155,19 @@ class EngineTest : public ::testing::Test {
     auto enforcer = CpusetEnforcer::Open(config_.cgroup, nullptr);
     if (!enforcer.ok()) return enforcer.status();
     options.enforcer = *std::move(enforcer);
+    options.log = [this](const std::string& line) { Log(&info_log_, line); };
+    options.log_error = [this](const std::string& line) { Log(&error_log_, line); };
     return Engine::Start(std::move(options));
+  }
+
+  // The engine logs from its writer thread.
+  void Log(std::vector<std::string>* to, const std::string& line) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    to->push_back(line);
+  }
+  std::vector<std::string> Logged(const std::vector<std::string>& from) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return from;
   }
 
   std::string Cg(const std::string& rel) { return config_.cgroup.root + "/" + rel; }
@@ -162,6 +176,9 @@ class EngineTest : public ::testing::Test {
   config::Config config_;
   std::shared_ptr<const topology::Topology> topology_;
   state::PosixFileSystem posix_;
+  std::mutex log_mu_;
+  std::vector<std::string> info_log_;   // guarded by log_mu_
+  std::vector<std::string> error_log_;  // guarded by log_mu_
 };
 
 TEST_F(EngineTest, AdmitsDurablyAndIdempotentlyAndReleases) {
@@ -177,7 +194,7 @@ TEST_F(EngineTest, AdmitsDurablyAndIdempotentlyAndReleases) {
   EXPECT_EQ(reply->generation, 1u);
   // Acknowledged means on disk.
   EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("pod-a"));
-  EXPECT_EQ((*engine)->Status().durable_generation, 1u);
+  EXPECT_EQ((*engine)->Status().checkpoint.durable_generation, 1u);
 
   auto again = (*engine)->Admit(MakePod("pod-a", "2"));
   ASSERT_TRUE(again.ok());
@@ -357,17 +374,40 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   state::FaultInjectingFileSystem faulty(&posix_);
   auto engine = StartEngine(&faulty);
   ASSERT_TRUE(engine.ok()) << engine.status();
-  faulty.ResetCountForTest();
-  faulty.FailOperation(1, ENOSPC);
-  auto reply = (*engine)->Admit(MakePod("p1", "2"));
-  EXPECT_EQ(reply.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_FALSE((*engine)->Healthy());
+  for (const char* uid : {"p1", "p2"}) {
+    faulty.ResetCountForTest();
+    faulty.FailOperation(1, ENOSPC);
+    auto reply = (*engine)->Admit(MakePod(uid, "2"));
+    EXPECT_EQ(reply.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_FALSE((*engine)->Healthy());
+  }
+  EngineStatus failing = (*engine)->Status();
+  EXPECT_FALSE(failing.healthy);
+  EXPECT_EQ(failing.checkpoint.path, config_.state_dir + "/state.json");
+  EXPECT_EQ(failing.checkpoint.writes, 2u);
+  EXPECT_EQ(failing.checkpoint.failed_writes, 2u);
+  EXPECT_EQ(failing.checkpoint.durable_generation, 0u);
+  EXPECT_EQ(failing.checkpoint.last_batch, 0u) << "no write has succeeded yet";
+  EXPECT_THAT(failing.checkpoint.last_error, HasSubstr("No space left on device"));
+  // A failing disk is logged when it starts failing, not at every write.
+  ASSERT_EQ(Logged(error_log_).size(), 1u);
+  EXPECT_THAT(Logged(error_log_)[0], HasSubstr("No space left on device"));
+
   // The client retries (same uid): now it is written and acknowledged.
   auto retry = (*engine)->Admit(MakePod("p1", "2"));
   ASSERT_TRUE(retry.ok()) << retry.status();
   EXPECT_TRUE(retry->admitted);
   EXPECT_TRUE((*engine)->Healthy());
   EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
+  EngineStatus recovered = (*engine)->Status();
+  EXPECT_TRUE(recovered.healthy);
+  EXPECT_EQ(recovered.checkpoint.writes, 3u);
+  EXPECT_EQ(recovered.checkpoint.failed_writes, 2u);
+  EXPECT_EQ(recovered.checkpoint.durable_generation, recovered.state_generation);
+  EXPECT_EQ(recovered.checkpoint.last_batch, 1u);
+  EXPECT_EQ(recovered.checkpoint.last_error, "");
+  EXPECT_THAT(Logged(info_log_), Contains(HasSubstr("succeed again, after 2 failed")));
+  EXPECT_EQ(Logged(error_log_).size(), 1u);
 }
 
 TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDurable) {
@@ -383,13 +423,13 @@ TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDur
   EXPECT_EQ((*engine)->Status().state_generation, 1u);
   EXPECT_EQ(reply.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout)
       << "completed before its checkpoint was durable";
-  EXPECT_EQ((*engine)->Status().durable_generation, 0u);
+  EXPECT_EQ((*engine)->Status().checkpoint.durable_generation, 0u);
   gated.Open();
   absl::StatusOr<AdmitReply> done = reply.get();
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_TRUE(done->admitted);
   EXPECT_EQ(done->generation, 1u);
-  EXPECT_EQ((*engine)->Status().durable_generation, 1u);
+  EXPECT_EQ((*engine)->Status().checkpoint.durable_generation, 1u);
   EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
 }
 

@@ -273,6 +273,7 @@ TEST(GroupCommitTest, AFailedWriteFailsTheWaitersItWasForAndLaterOnesAreWrittenA
   EXPECT_TRUE(results[1].ok()) << results[1];
   EXPECT_EQ(committer.durable_generation(), 2u);
   EXPECT_EQ(committer.writes(), 2u);
+  EXPECT_EQ(committer.failed_writes(), 1u);
 }
 
 TEST(GroupCommitTest, DestroyingTheCommitterServesTheWaitersStillPending) {
@@ -302,10 +303,13 @@ TEST(GroupCommitTest, FailedWriteFailsItsCallerAndTheNextCallerRetries) {
   EXPECT_EQ(first.code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(committer.durable_generation(), 0u);
   EXPECT_FALSE(committer.last_write_status().ok());
+  EXPECT_EQ(committer.failed_writes(), 1u);
   EXPECT_EQ(committer.waiting(), 0u) << "the failed caller still counted as waiting";
   EXPECT_TRUE(committer.WaitDurable(1).ok());
   EXPECT_EQ(committer.durable_generation(), 1u);
   EXPECT_TRUE(committer.last_write_status().ok());
+  EXPECT_EQ(committer.writes(), 2u);
+  EXPECT_EQ(committer.failed_writes(), 1u);
 }
 
 }  // namespace
