@@ -13,6 +13,7 @@
 #include <grpcpp/resource_quota.h>
 #include <grpcpp/server_posix.h>
 
+#include "daemon/health_report.h"
 #include "lib/admission/node_policy.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/version.h"
@@ -144,12 +145,13 @@ int RunDaemon(const std::string& config_path) {
     return 1;
   }
   state::PosixFileSystem fs;
-  absl::StatusOr<std::unique_ptr<engine::Engine>> started =
-      engine::Engine::Start({.config = config,
-                             .topology = machine,
-                             .fs = &fs,
-                             .enforcer = *std::move(enforcer),
-                             .log = [](const std::string& line) { spdlog::info("{}", line); }});
+  absl::StatusOr<std::unique_ptr<engine::Engine>> started = engine::Engine::Start(
+      {.config = config,
+       .topology = machine,
+       .fs = &fs,
+       .enforcer = *std::move(enforcer),
+       .log = [](const std::string& line) { spdlog::info("{}", line); },
+       .log_error = [](const std::string& line) { spdlog::error("{}", line); }});
   if (!started.ok()) {
     spdlog::critical("cannot start: {}", started.status().message());
     return 1;
@@ -202,12 +204,17 @@ int RunDaemon(const std::string& config_path) {
   if (watchdog) {
     wait = std::min(wait, std::chrono::duration_cast<milliseconds>(*watchdog / 2));
   }
+  HealthReport health(&notifier, [raw_server](bool serving) {
+    raw_server->GetHealthCheckService()->SetServingStatus(serving);
+  });
   notifier.Ready();
-  notifier.Status("serving");
   spdlog::info("ready: listening on {}", config->SocketPath());
 
-  // Step 6: serve signals until asked to stop.
+  // Step 6: serve signals until asked to stop; between them, publish the engine's health
+  // (at least every `wait`, so a failing disk shows within a second).
   while (true) {
+    engine::EngineStatus current = engine.Status();
+    health.Update(current.healthy, current.checkpoint.last_error);
     std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait);
     if (!sig) {
       // Only a healthy engine keeps systemd's watchdog fed; a wedged or failing one is
@@ -224,10 +231,10 @@ int RunDaemon(const std::string& config_path) {
     if (absl::Status s = os::ConfigureLogging(now->log.level, now->log.format); !s.ok()) {
       spdlog::error("reload: {}", s.message());
     }
-    notifier.Status(record.error.empty() ? (record.refused_keys.empty()
-                                                ? "serving; reload applied"
-                                                : "serving; reload refused restart-only keys")
-                                         : "serving; reload rejected, old configuration kept");
+    health.SetReloadNote(
+        record.error.empty()
+            ? (record.refused_keys.empty() ? "reload applied" : "reload refused restart-only keys")
+            : "reload rejected, old configuration kept");
     notifier.Ready();
   }
 

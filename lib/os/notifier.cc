@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <string>
 
 #include <systemd/sd-daemon.h>
@@ -10,7 +11,12 @@
 
 namespace topologyd::os {
 
-void Notifier::Status(std::string_view text) { Notify(fmt::format("STATUS={}", text)); }
+void Notifier::Status(std::string_view text) {
+  // One line: a newline would start another assignment (READY=1, ...) in the datagram.
+  std::string line(text);
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  Notify("STATUS=" + line);
+}
 
 void Notifier::Reloading() {
   timespec now{};

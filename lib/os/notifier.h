@@ -2,8 +2,8 @@
 // READY=1, RELOADING=1 (+MONOTONIC_USEC), STOPPING=1, WATCHDOG=1 and STATUS=.
 //
 // SdNotifier talks to systemd through $NOTIFY_SOCKET and does nothing when the variable is
-// unset, so the daemon runs the same way in a terminal. Tests use RecordingNotifier
-// (tests/fakes) or point NOTIFY_SOCKET at their own datagram socket.
+// unset, so the daemon runs the same way in a terminal. Tests record through their own
+// Notifier, or point NOTIFY_SOCKET at their own datagram socket.
 #pragma once
 
 #include <chrono>
@@ -22,6 +22,7 @@ class Notifier {
   void Ready() { Notify("READY=1"); }
   void Stopping() { Notify("STOPPING=1"); }
   void Watchdog() { Notify("WATCHDOG=1"); }
+  // STATUS=text, with newlines turned into spaces.
   void Status(std::string_view text);
   // RELOADING=1 with the CLOCK_MONOTONIC timestamp systemd expects alongside it.
   void Reloading();

@@ -83,6 +83,13 @@ TEST(DaemonProcessTest, ServesStatusReloadsOnHupAndStopsOnTerm) {
   EXPECT_EQ(status["cpu_manager_policy"], "static");
   EXPECT_TRUE(status["last_reload"].is_null());
   EXPECT_FALSE(status["version"].get<std::string>().empty());
+  EXPECT_TRUE(status["healthy"].get<bool>());
+  EXPECT_EQ(status["checkpoint"]["path"], dir.File("state/state.json"));
+  EXPECT_EQ(status["checkpoint"]["failed_writes"], 0);
+  EXPECT_EQ(status["checkpoint"]["last_error"], "");
+  CommandResult table = RunCommand({TopoctlBinary(), "--socket", socket, "status"});
+  EXPECT_THAT(table.out, HasSubstr("health"));
+  EXPECT_THAT(table.out, HasSubstr(dir.File("state/state.json") + ": generation 0 on disk"));
 
   // A live key applies at once.
   WriteFile(config, MinimalConfig(dir.path(), "log: {level: debug}\n"));
@@ -187,9 +194,11 @@ TEST(DaemonProcessTest, NotifiesSystemdOfReadyReloadingAndStopping) {
   daemon.Start(dir.File("config.yaml"), dir.File("log"),
                {{"NOTIFY_SOCKET", dir.File("notify.sock")}, {"WATCHDOG_USEC", "200000"}});
   EXPECT_TRUE(notify.WaitFor("READY=1")) << ReadFile(dir.File("log"));
+  EXPECT_TRUE(notify.WaitFor("STATUS=serving"));
   EXPECT_TRUE(notify.WaitFor("WATCHDOG=1"));
   daemon.Signal(SIGHUP);
   EXPECT_TRUE(notify.WaitFor("RELOADING=1"));
+  EXPECT_TRUE(notify.WaitFor("STATUS=serving; reload"));
   EXPECT_TRUE(notify.WaitFor("READY=1"));
   daemon.Signal(SIGTERM);
   EXPECT_TRUE(notify.WaitFor("STOPPING=1"));

@@ -1,6 +1,13 @@
 // The gRPC API through the generated client, against the real daemon: admit / allocate /
 // release round trips, idempotent Admit, refusals as replies, and the status codes a shim
-// relies on (INVALID_ARGUMENT naming the field, NOT_FOUND), plus the standard health service.
+// relies on (INVALID_ARGUMENT naming the field, NOT_FOUND), plus the standard health service
+// and how failing checkpoint writes show.
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
@@ -46,6 +53,45 @@ class GrpcApiTest : public ::testing::Test {
     auto context = std::make_unique<grpc::ClientContext>();
     context->set_deadline(std::chrono::system_clock::now() + seconds(30));
     return context;
+  }
+
+  // The bytes of grpc.health.v1.Health/Check's reply for the whole server: "\x08\x01"
+  // SERVING, "\x08\x02" NOT_SERVING; "" when the call fails.
+  std::string HealthCheck() {
+    grpc::GenericStub generic(channel_);
+    grpc::Slice empty("");  // HealthCheckRequest{service: ""} is an empty message
+    grpc::ByteBuffer request(&empty, 1);
+    grpc::ByteBuffer reply;
+    grpc::CompletionQueue cq;
+    auto context = Context();
+    auto call =
+        generic.PrepareUnaryCall(context.get(), "/grpc.health.v1.Health/Check", request, &cq);
+    call->StartCall();
+    grpc::Status status;
+    call->Finish(&reply, &status, reinterpret_cast<void*>(1));
+    void* tag = nullptr;
+    bool ok = false;
+    EXPECT_TRUE(cq.Next(&tag, &ok));
+    cq.Shutdown();  // a completion queue must be drained before it is destroyed
+    while (cq.Next(&tag, &ok)) {
+    }
+    if (!status.ok()) return "";
+    std::vector<grpc::Slice> slices;
+    if (!reply.Dump(&slices).ok()) return "";
+    std::string bytes;
+    for (const auto& slice : slices) {
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    return bytes;
+  }
+
+  // The daemon publishes its health between signals, at least once a second.
+  bool WaitForHealth(const std::string& expected) {
+    for (int i = 0; i < 200; ++i) {
+      if (HealthCheck() == expected) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return false;
   }
 
   TempDir dir_;
@@ -158,32 +204,49 @@ TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {
 }
 
 TEST_F(GrpcApiTest, HealthServiceReportsServing) {
-  grpc::GenericStub generic(channel_);
-  // grpc.health.v1.HealthCheckRequest{service: ""} is an empty message.
-  grpc::ByteBuffer request;
-  grpc::Slice empty("");
-  request = grpc::ByteBuffer(&empty, 1);
-  grpc::ByteBuffer reply;
-  grpc::CompletionQueue cq;
-  auto context = Context();
-  auto call = generic.PrepareUnaryCall(context.get(), "/grpc.health.v1.Health/Check", request, &cq);
-  call->StartCall();
-  grpc::Status status;
-  call->Finish(&reply, &status, reinterpret_cast<void*>(1));
-  void* tag = nullptr;
-  bool ok = false;
-  ASSERT_TRUE(cq.Next(&tag, &ok));
-  cq.Shutdown();  // a completion queue must be drained before it is destroyed
-  while (cq.Next(&tag, &ok)) {
+  EXPECT_EQ(HealthCheck(), "\x08\x01") << "HealthCheckResponse{status: SERVING}";
+}
+
+// A state directory that refuses writes (chattr +i stops even root): changes are answered
+// UNAVAILABLE, Status and the health service say so, the log says it once; once the
+// directory is writable again the retried change is acknowledged and all recovers.
+TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to make the state directory immutable";
+  const std::string state_dir = dir_.File("state");
+  if (RunCommand({"/usr/bin/chattr", "+i", state_dir}).exit_code != 0) {
+    GTEST_SKIP() << "chattr +i is not supported on " << state_dir;
   }
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(reply.Dump(&slices).ok());
-  std::string bytes;
-  for (const auto& slice : slices)
-    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  // HealthCheckResponse{status: SERVING (1)}: field 1, varint 1.
-  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+  struct MakeMutable {
+    ~MakeMutable() { RunCommand({"/usr/bin/chattr", "-i", path}); }
+    std::string path;
+  } restore{state_dir};
+
+  v1::AdmitRequest admit;
+  *admit.mutable_pod() = GuaranteedPod("p1", "2");
+  v1::AdmitResponse admitted;
+  grpc::Status refused = stub_->Admit(Context().get(), admit, &admitted);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(refused.error_message(), HasSubstr("not acknowledged"));
+
+  v1::StatusResponse status;
+  ASSERT_TRUE(stub_->Status(Context().get(), {}, &status).ok());
+  EXPECT_FALSE(status.healthy());
+  EXPECT_EQ(status.checkpoint().path(), state_dir + "/state.json");
+  EXPECT_EQ(status.checkpoint().failed_writes(), 1u);
+  EXPECT_THAT(status.checkpoint().last_error(), HasSubstr("Operation not permitted"));
+  EXPECT_TRUE(WaitForHealth("\x08\x02")) << "health service did not turn NOT_SERVING";
+
+  RunCommand({"/usr/bin/chattr", "-i", state_dir});
+  ASSERT_TRUE(stub_->Admit(Context().get(), admit, &admitted).ok());
+  EXPECT_TRUE(admitted.admitted());
+  ASSERT_TRUE(stub_->Status(Context().get(), {}, &status).ok());
+  EXPECT_TRUE(status.healthy());
+  EXPECT_EQ(status.checkpoint().last_error(), "");
+  EXPECT_EQ(status.checkpoint().durable_generation(), status.state_generation());
+  EXPECT_TRUE(WaitForHealth("\x08\x01")) << "health service did not turn SERVING again";
+  const std::string log = ReadFile(dir_.File("log"));
+  EXPECT_THAT(log, HasSubstr("state checkpoint write failed"));
+  EXPECT_THAT(log, HasSubstr("state checkpoint writes succeed again, after 1 failed"));
 }
 
 }  // namespace
