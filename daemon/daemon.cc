@@ -176,6 +176,10 @@ int RunDaemon(const std::string& config_path) {
     spdlog::critical("cannot start: the gRPC server failed to start");
     return 1;
   }
+  // Probes may ask for the whole server ("") or for our service by name; HealthReport
+  // switches both.
+  server->GetHealthCheckService()->SetServingStatus(::topologyd::v1::Topologyd::service_full_name(),
+                                                    true);
   absl::StatusOr<std::unique_ptr<rpc::UdsListener>> listener = rpc::UdsListener::Create(
       {.path = config->SocketPath(), .mode = config->socket.mode, .group = config->socket.group});
   if (!listener.ok()) {

@@ -39,6 +39,8 @@ v1::Pod GuaranteedPod(const std::string& uid, const std::string& cpu) {
 
 class GrpcApiTest : public ::testing::Test {
  protected:
+  static constexpr char kService[] = "topologyd.v1.Topologyd";
+
   void SetUp() override {
     WriteFile(dir_.File("config.yaml"), MinimalConfig(dir_.path()));
     daemon_.Start(dir_.File("config.yaml"), dir_.File("log"));
@@ -55,12 +57,15 @@ class GrpcApiTest : public ::testing::Test {
     return context;
   }
 
-  // The bytes of grpc.health.v1.Health/Check's reply for the whole server: "\x08\x01"
-  // SERVING, "\x08\x02" NOT_SERVING; "" when the call fails.
-  std::string HealthCheck() {
+  // The bytes of grpc.health.v1.Health/Check's reply for `service` ("" = the whole server):
+  // "\x08\x01" SERVING, "\x08\x02" NOT_SERVING; "" when the call fails.
+  std::string HealthCheck(const std::string& service = "") {
     grpc::GenericStub generic(channel_);
-    grpc::Slice empty("");  // HealthCheckRequest{service: ""} is an empty message
-    grpc::ByteBuffer request(&empty, 1);
+    // HealthCheckRequest{service}: field 1, length-delimited (absent when empty).
+    std::string encoded =
+        service.empty() ? "" : "\x0a" + std::string(1, static_cast<char>(service.size())) + service;
+    grpc::Slice request_bytes(encoded);
+    grpc::ByteBuffer request(&request_bytes, 1);
     grpc::ByteBuffer reply;
     grpc::CompletionQueue cq;
     auto context = Context();
@@ -88,7 +93,7 @@ class GrpcApiTest : public ::testing::Test {
   // The daemon publishes its health between signals, at least once a second.
   bool WaitForHealth(const std::string& expected) {
     for (int i = 0; i < 200; ++i) {
-      if (HealthCheck() == expected) return true;
+      if (HealthCheck() == expected && HealthCheck(kService) == expected) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
     return false;
@@ -205,6 +210,8 @@ TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {
 
 TEST_F(GrpcApiTest, HealthServiceReportsServing) {
   EXPECT_EQ(HealthCheck(), "\x08\x01") << "HealthCheckResponse{status: SERVING}";
+  EXPECT_EQ(HealthCheck(kService), "\x08\x01");
+  EXPECT_EQ(HealthCheck("no.such.Service"), "") << "an unknown service is NOT_FOUND";
 }
 
 // A state directory that refuses writes (chattr +i stops even root): changes are answered
