@@ -50,18 +50,23 @@ absl::StatusOr<CheckpointStore> CheckpointStore::Open(FileSystem* fs, std::strin
 }
 
 absl::Status CheckpointStore::WriteTemp(std::string_view bytes, std::string* temp) {
+  bool reuse_refused = false;
   if (spare_) {
     *temp = *std::exchange(spare_, std::nullopt);
     absl::Status s = fs_->OverwriteUnsharedFileAndSync(*temp, bytes);
     if (s.ok()) return s;
-    // This process, sandbox or file system cannot prove a file unshared: stop keeping spares.
-    if (CannotReuse(s)) reuse_ = false;
+    reuse_refused = CannotReuse(s);
     // Open elsewhere, gone or unwritable: drop it for a new file, so a spare never fails a
     // save and a reader holding the old checkpoint open keeps reading it whole.
     (void)fs_->Remove(*temp);
   }
   *temp = fmt::format("{}/{}{}", dir_, kTempPrefix, RandomSuffix());
-  return fs_->WriteNewFileAndSync(*temp, bytes, kFileMode);
+  absl::Status written = fs_->WriteNewFileAndSync(*temp, bytes, kFileMode);
+  // A new file written where the spare was refused: this process, sandbox or file system
+  // cannot prove a file unshared, so stop keeping spares. When the new file fails too (a
+  // read-only file system), this save failed and says nothing about reuse.
+  if (reuse_refused && written.ok()) reuse_ = false;
+  return written;
 }
 
 absl::Status CheckpointStore::Publish(const std::string& temp, bool* kept_previous) {
@@ -72,8 +77,8 @@ absl::Status CheckpointStore::Publish(const std::string& temp, bool* kept_previo
     *kept_previous = true;
     return exchanged;
   }
-  // NOT_FOUND: no checkpoint yet, nothing to exchange. Otherwise nothing happened, and the
-  // plain rename does the job.
+  // Refused, or NOT_FOUND (no checkpoint yet): nothing happened, and the plain rename does
+  // the job.
   if (!CannotReuse(exchanged) && !absl::IsNotFound(exchanged)) return exchanged;
   absl::Status renamed = fs_->Rename(temp, path());
   // Only an exchange refused where a rename succeeds shows that exchanging is unavailable

@@ -13,6 +13,7 @@
 #include "lib/state/checkpoint_codec.h"
 #include "tests/unit/state/test_util.h"
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include <sys/stat.h>
 
@@ -390,28 +391,39 @@ TEST(CheckpointStoreTest, FileSystemWithoutExchangeFallsBackToRename) {
   }
 }
 
-// A directory that refuses every change (chattr +i, a read-only remount) fails the exchange
-// and the rename alike: that save fails, and once the directory is writable again saves
-// still recycle the retired file.
-TEST(CheckpointStoreTest, ARefusingDirectoryFailsTheSaveWithoutEndingReuse) {
-  FaultyStore s;
-  ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
-  ASSERT_TRUE(s.store->Save(MakeState(2, 2)).ok());
-  s.fs.ResetCountForTest();
-  s.fs.FailFrom(2, EPERM);  // exchange, rename and the clean-up all refused
-  EXPECT_EQ(s.store->Save(MakeState(3, 3)).code(), absl::StatusCode::kPermissionDenied);
-  s.fs.FailOperation(0, 0);
-  ASSERT_TRUE(s.store->Save(MakeState(4, 4)).ok());
-  ASSERT_TRUE(s.store->Save(MakeState(5, 5)).ok());
-  // The file retired by the last save holds generation 4: it was kept for reuse.
-  bool kept = false;
-  for (const std::string& name : Entries(s.tmp.path())) {
-    if (!name.starts_with(CheckpointStore::kTempPrefix)) continue;
-    absl::StatusOr<State> retired = DecodeState(*s.posix.ReadFile(s.tmp.path() + "/" + name), name);
-    kept = kept || (retired.ok() && *retired == MakeState(4, 4));
+// A directory or file system that refuses every change fails a save at whichever step comes
+// first: the exchange (chattr +i: EPERM) or the overwrite of the retired file (a read-only
+// remount: EROFS). That save fails; once changes are allowed again, saves still recycle the
+// retired file.
+TEST(CheckpointStoreTest, ARefusingFileSystemFailsTheSaveWithoutEndingReuse) {
+  struct Case {
+    int first_failing_operation;  // of a reusing save: overwrite (1), exchange (2), fsync dir (3)
+    int error_number;
+    absl::StatusCode code;
+  };
+  for (const Case& c : {Case{2, EPERM, absl::StatusCode::kPermissionDenied},
+                        Case{1, EROFS, absl::ErrnoToStatusCode(EROFS)}}) {
+    SCOPED_TRACE(::testing::Message() << "errno " << c.error_number);
+    FaultyStore s;
+    ASSERT_TRUE(s.store->Save(MakeState(1, 1)).ok());
+    ASSERT_TRUE(s.store->Save(MakeState(2, 2)).ok());
+    s.fs.ResetCountForTest();
+    s.fs.FailFrom(c.first_failing_operation, c.error_number);  // and everything after it
+    EXPECT_EQ(s.store->Save(MakeState(3, 3)).code(), c.code);
+    s.fs.FailOperation(0, 0);
+    ASSERT_TRUE(s.store->Save(MakeState(4, 4)).ok());
+    ASSERT_TRUE(s.store->Save(MakeState(5, 5)).ok());
+    // The file retired by the last save holds generation 4: it was kept for reuse.
+    bool kept = false;
+    for (const std::string& name : Entries(s.tmp.path())) {
+      if (!name.starts_with(CheckpointStore::kTempPrefix)) continue;
+      absl::StatusOr<State> retired =
+          DecodeState(*s.posix.ReadFile(s.tmp.path() + "/" + name), name);
+      kept = kept || (retired.ok() && *retired == MakeState(4, 4));
+    }
+    EXPECT_TRUE(kept) << "a failed save turned off the reuse of retired files";
+    EXPECT_EQ(**s.store->Load(), MakeState(5, 5));
   }
-  EXPECT_TRUE(kept) << "a failed save turned off the reuse of retired files";
-  EXPECT_EQ(**s.store->Load(), MakeState(5, 5));
 }
 
 TEST(CheckpointStoreTest, CrashBeforeFirstDurableSaveMeansFirstStart) {
