@@ -1,7 +1,10 @@
 #include "lib/topology/hwloc_source.h"
 
+#include <cstdlib>
+
 #include "lib/common/status_macros.h"
 #include "lib/topology/hwloc_reader.h"
+#include "lib/topology/sriov_sysfs.h"
 #include "lib/topology/topology_builder.h"
 
 #include "fmt/format.h"
@@ -22,7 +25,16 @@ std::string DescribeSource(const TopologySource& source) {
 
 absl::StatusOr<Topology> LoadTopology(const TopologySource& source) {
   TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
-  absl::StatusOr<Topology> topology = BuildTopology(DescribeMachine(hwloc.get()));
+  MachineDescription machine = DescribeMachine(hwloc.get());
+  if (source.kind == TopologySource::Kind::kLive) {
+    // hwloc does not tell virtual functions from other devices; sysfs does. Read it under
+    // the root hwloc itself read (HWLOC_FSROOT), so a fake tree stays consistent.
+    const char* fsroot = std::getenv("HWLOC_FSROOT");
+    for (PciDescription& device : machine.pci_devices) {
+      device.physfn_busid = SriovPhysicalFunction(fsroot ? fsroot : "", device.busid);
+    }
+  }
+  absl::StatusOr<Topology> topology = BuildTopology(machine);
   if (!topology.ok()) {
     // Say which source was inconsistent; the builder only knows the objects.
     return absl::Status(

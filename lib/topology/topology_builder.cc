@@ -232,6 +232,7 @@ std::vector<PciDevice> BuildPciDevices(const MachineDescription& machine,
     device.device_id = description.device_id;
     device.class_id = description.class_id;
     device.kind = ClassifyPciDevice(description.class_id, description.has_gpu_os_device);
+    device.physfn_busid = description.physfn_busid;
     // A device hwloc could only hang off the Machine has no locality on a multi-node machine
     // (firmware gave none); claiming every node would invent a preference. On a machine with
     // a single CPU node, that node is trivially local.

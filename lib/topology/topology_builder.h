@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,7 @@ struct PciDescription {
   bool has_gpu_os_device = false;  // hwloc attached a GPU OS device (e.g. rsmi, nvml) to it
   CpuSet locality;                 // CPUs of the closest non-I/O ancestor
   bool attached_to_root = false;   // that ancestor is the Machine: firmware gave no locality
+  std::optional<std::string> physfn_busid;  // SR-IOV virtual function: its physical function
 };
 
 struct MachineDescription {

@@ -319,6 +319,17 @@ TEST(BuildTopologyTest, PciLocalityIsTheCpuNodesItsAncestorCovers) {
   EXPECT_EQ(topology.pci_devices[2].physfn_busid, std::nullopt);
 }
 
+TEST(BuildTopologyTest, VirtualFunctionKeepsItsPhysicalFunction) {
+  MachineDescription machine = Simple(4, 1);
+  machine.pci_devices = {Pci("0000:3b:00.0", 0x0200, CpuSet::Range(0, 3)),
+                         Pci("0000:3b:02.1", 0x0200, CpuSet::Range(0, 3))};
+  machine.pci_devices[1].physfn_busid = "0000:3b:00.0";
+  Topology topology = Build(machine);
+  ASSERT_EQ(topology.pci_devices.size(), 2u);
+  EXPECT_EQ(topology.pci_devices[0].physfn_busid, std::nullopt);
+  EXPECT_EQ(topology.pci_devices[1].physfn_busid, "0000:3b:00.0");
+}
+
 TEST(BuildTopologyTest, RootAttachedDeviceOnASingleNodeMachineIsLocalToIt) {
   MachineDescription machine = Simple(4, 1);
   machine.pci_devices = {Pci("0000:00:02.0", 0x0300, CpuSet::Range(0, 3), /*at_root=*/true)};
