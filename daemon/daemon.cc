@@ -83,6 +83,7 @@ void LogReload(const engine::ReloadRecord& record, const std::string& path) {
   if (record.applied_keys.empty() && record.refused_keys.empty()) {
     spdlog::info("reload: configuration unchanged");
   }
+  for (const std::string& warning : record.warnings) spdlog::warn("reload: {}", warning);
 }
 
 }  // namespace
@@ -105,6 +106,9 @@ int CheckConfig(const std::string& config_path) {
     std::cerr << "topologyd: configuration is invalid:\n"
               << config_path << ": " << policy.status().message() << "\n";
     return 1;
+  }
+  for (const std::string& warning : admission::NodePolicyWarnings(*policy)) {
+    std::cerr << "topologyd: warning: " << config_path << ": " << warning << "\n";
   }
   std::cout << "topologyd: configuration " << config_path << " is valid\n";
   return 0;
@@ -160,6 +164,9 @@ int RunDaemon(const std::string& config_path) {
   engine::EngineStatus initial = engine.Status();
   spdlog::info("state: generation {}, {} pods restored from {}/state.json",
                initial.state_generation, initial.admitted_pods, config->state_dir);
+  for (const std::string& warning : admission::NodePolicyWarnings(*engine.policy())) {
+    spdlog::warn("{}", warning);
+  }
 
   // Step 4: the gRPC server, fed by our own accept loop so every peer is identified.
   rpc::PeerRegistry peers;

@@ -224,4 +224,19 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const config::Config& config,
   return node;
 }
 
+std::vector<std::string> NodePolicyWarnings(const NodePolicy& policy) {
+  std::vector<std::string> warnings;
+  // A pool listing its devices always has some (validation requires them), so an empty pool
+  // is a `pci` match that found nothing: a typo in an id, or a node without that hardware.
+  for (const auto& [resource, pool] : policy.devices.pools) {
+    if (!pool.devices.empty()) continue;
+    warnings.push_back(fmt::format(
+        "devices: pool {} matches no PCI device on this machine; pods that request it will be "
+        "refused (check its vendor/device/class ids and virtualFunctions against `topoctl "
+        "topology`)",
+        resource));
+  }
+  return warnings;
+}
+
 }  // namespace topologyd::admission

@@ -93,4 +93,8 @@ struct NodePolicy {
 [[nodiscard]] absl::StatusOr<NodePolicy> BuildNodePolicy(const config::Config& config,
                                                          const topology::Topology& topology);
 
+// What is valid but probably not meant, one message per finding: a device pool whose `pci`
+// match found no device on this machine (every pod requesting it would be refused).
+std::vector<std::string> NodePolicyWarnings(const NodePolicy& policy);
+
 }  // namespace topologyd::admission

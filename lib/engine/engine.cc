@@ -347,6 +347,11 @@ std::shared_ptr<const config::Config> Engine::config() const {
 
 std::shared_ptr<const topology::Topology> Engine::topology() const { return topology_; }
 
+std::shared_ptr<const admission::NodePolicy> Engine::policy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return policy_;
+}
+
 bool Engine::Healthy() const {
   // Taking the mutex is part of the check: a wedged engine must stop the watchdog pings.
   std::lock_guard<std::mutex> lock(mu_);
@@ -377,6 +382,7 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
       return record;
     }
     policy = std::make_shared<const admission::NodePolicy>(*std::move(rebuilt));
+    record.warnings = admission::NodePolicyWarnings(*policy);
   }
   record.ok = plan.refused.empty();
   record.applied_keys = plan.applied;

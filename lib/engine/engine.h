@@ -40,6 +40,7 @@ struct ReloadRecord {
   std::vector<std::string> applied_keys;
   std::vector<std::string> refused_keys;
   std::string error;  // the whole file was rejected (parse/validation), old config kept
+  std::vector<std::string> warnings;  // NodePolicyWarnings of a rebuilt node policy
   std::chrono::steady_clock::time_point at;
 };
 
@@ -139,6 +140,7 @@ class Engine {
   EngineStatus Status() const;
   std::shared_ptr<const config::Config> config() const;
   std::shared_ptr<const topology::Topology> topology() const;
+  std::shared_ptr<const admission::NodePolicy> policy() const;
   // False while the last checkpoint write failed; the daemon stops watchdog pings then.
   bool Healthy() const;
 

@@ -54,6 +54,19 @@ TEST(DaemonCheckConfigTest, UnknownKeyFailsNamingKeyFileAndLine) {
   EXPECT_THAT(r.err, HasSubstr(dir.File("bad.yaml") + ":2: cpuManagerPolcy: unknown key"));
 }
 
+TEST(DaemonCheckConfigTest, PciPoolMatchingNothingIsValidWithAWarning) {
+  TempDir dir;
+  // The simulated machine has no PCI devices.
+  WriteFile(dir.File("c.yaml"), MinimalConfig(dir.path(),
+                                              "devices:\n  - resourceName: example.com/nic\n"
+                                              "    pci: {vendor: \"8086\", class: \"0200\"}\n"));
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config", dir.File("c.yaml")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("is valid"));
+  EXPECT_THAT(r.err, HasSubstr("warning: " + dir.File("c.yaml") +
+                               ": devices: pool example.com/nic matches no PCI device"));
+}
+
 TEST(DaemonCheckConfigTest, UnloadableTopologyFails) {
   TempDir dir;
   WriteFile(dir.File("c.yaml"), "topology: {source: xml, path: /nonexistent/machine.xml}\n");

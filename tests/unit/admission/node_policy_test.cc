@@ -132,5 +132,26 @@ TEST(NodePolicyTest, BuildsTheEmptyState) {
   EXPECT_EQ(node->distances.size(), 2U);
 }
 
+TEST(NodePolicyTest, WarnsOfAPciPoolThatMatchesNothing) {
+  const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 2});
+  config::Config config = BaseConfig();
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_THAT(NodePolicyWarnings(*node), ::testing::IsEmpty());
+
+  config.devices.push_back(config::DevicePoolConfig{
+      .resource_name = "example.com/vf",
+      .pci = config::DevicePciMatch{.vendor = 0x10de,
+                                    .device = std::nullopt,
+                                    .class_id = 0x0302,
+                                    .virtual_functions = true},  // the GPUs are no VFs
+      .devices = {}});
+  node = BuildNodePolicy(config, machine);
+  ASSERT_TRUE(node.ok()) << node.status() << ": an empty pool is valid";
+  std::vector<std::string> warnings = NodePolicyWarnings(*node);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], StartsWith("devices: pool example.com/vf matches no PCI device"));
+}
+
 }  // namespace
 }  // namespace topologyd::admission

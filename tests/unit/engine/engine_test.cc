@@ -410,6 +410,22 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   EXPECT_EQ(Logged(error_log_).size(), 1u);
 }
 
+TEST_F(EngineTest, ReloadAddingAPoolThatMatchesNothingAppliesItWithAWarning) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  config::Config next = config_;
+  next.devices.push_back(
+      config::DevicePoolConfig{.resource_name = "example.com/nic",
+                               .pci = config::DevicePciMatch{.vendor = 0x8086, .class_id = 0x0200},
+                               .devices = {}});
+  ReloadRecord record = (*engine)->Reload(next);
+  EXPECT_TRUE(record.ok) << record.error;
+  EXPECT_EQ(record.applied_keys, std::vector<std::string>{"devices"});
+  ASSERT_EQ(record.warnings.size(), 1u);  // the synthetic machine has no PCI devices
+  EXPECT_THAT(record.warnings[0], HasSubstr("example.com/nic matches no PCI device"));
+  EXPECT_NE((*engine)->policy()->devices.Find("example.com/nic"), nullptr);
+}
+
 TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDurable) {
   GatedFileSystem gated(&posix_);
   auto engine = StartEngine(&gated);
