@@ -8,7 +8,9 @@
 //   - kXml: an hwloc XML export (`lstopo --of xml`, v1 or v2 format), read from `path`.
 //   - kSynthetic: an hwloc synthetic description in `description`, e.g.
 //     "pack:2 numa:2 core:4 pu:2".
-// PCI devices that hwloc deems important (GPUs, NICs, storage, accelerators) are kept.
+// PCI devices that hwloc deems important (GPUs, NICs, storage, accelerators) are kept; on the
+// live machine, SR-IOV virtual functions also get their physical function from sysfs
+// (sriov_sysfs.h), which hwloc does not report.
 //
 // Errors are returned, never fatal: NOT_FOUND for a missing XML file, INVALID_ARGUMENT for
 // an XML or synthetic description hwloc refuses (hwloc may also print its own parse
