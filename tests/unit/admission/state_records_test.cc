@@ -131,6 +131,24 @@ TEST_F(StateRecordsTest, PolicyChangesAreConflicts) {
   EXPECT_THAT(std::string(restored.status().message()), HasSubstr("cpuManagerPolicy is none"));
 }
 
+// kubelet's allocator lets a single-node block onto a node of a group (its group rule checks
+// only masks of several nodes; MemoryAllocateTest.SingleNodeHintOnGroupedNode), so a restart
+// must accept such a state whatever the replay order. Here p4 holds node 1 alone and is
+// replayed after p3's group [0,1].
+TEST_F(StateRecordsTest, SingleNodeBlockOnAGroupedNodeIsRestored) {
+  state::State records = records_;
+  state::PodRecord p4 = records.pods.at("p1");
+  p4.uid = "p4";
+  p4.containers = {records.pods.at("p1").containers[1]};  // shared-pool CPUs, memory only
+  p4.containers[0].memory = {{1, {{"memory", 128 * kMi}}}};
+  p4.containers[0].numa_affinity = {1};
+  records.pods["p4"] = p4;
+  absl::StatusOr<AllocationState> restored = RestoreAllocationState(node_, records);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  ASSERT_EQ(restored->memory.assignments.at("p4").at("b").size(), 1U);
+  EXPECT_EQ(restored->memory.assignments.at("p4").at("b")[0].numa_affinity, std::vector<int>{1});
+}
+
 TEST_F(StateRecordsTest, MemoryThatNoLongerFitsIsAConflict) {
   config::Config config = BaseConfig("best-effort");
   config.reserved_memory = {{.numa_node = 0, .limits = {{"memory", "10Gi"}}},
