@@ -21,6 +21,34 @@ absl::Status SmtAlignmentError(std::string message) {
 // Go's %q for the strings these messages quote (cpu lists, ids): no escaping needed.
 std::string Quote(const std::string& text) { return fmt::format("\"{}\"", text); }
 
+// kubelet's allocator on `allocatable`, never handing out a CPU outside it. kubelet sizes
+// cores by integer division of its counters (24 CPUs / 16 cores = 1 CPU per core on a
+// hybrid part) and groups CPUs by core id (kubelet's test maps reuse core ids across
+// sockets); its take() then takes every CPU of a chosen core, including threads another
+// container holds. Handing those out twice is a kubelet bug, not a decision to copy: keep
+// the free part of its choice and take the rest the same way from what is still free. Any
+// other choice is kubelet's, quirks included.
+absl::StatusOr<CpuSet> AllocateFreeCpus(const CpuTopology& topology, const TakeOptions& options,
+                                        const CpuSet& allocatable, int num_cpus,
+                                        const std::optional<hints::NumaMask>& affinity) {
+  absl::StatusOr<CpuSet> cpus = AllocateCpus(topology, options, allocatable, num_cpus, affinity);
+  if (!cpus.ok() || cpus->IsSubsetOf(allocatable)) return cpus;
+  CpuSet chosen = cpus->Intersection(allocatable);
+  while (chosen.Size() < num_cpus) {
+    absl::StatusOr<CpuSet> more = AllocateCpus(topology, options, allocatable.Difference(chosen),
+                                               num_cpus - chosen.Size(), affinity);
+    if (!more.ok()) return more.status();
+    const CpuSet free_part = more->Intersection(allocatable).Difference(chosen);
+    if (free_part.IsEmpty()) {
+      return absl::InternalError(fmt::format(
+          "the CPU allocator chose only CPUs that are not available ({}; available: {})",
+          more->ToString(), allocatable.Difference(chosen).ToString()));
+    }
+    chosen = chosen.Union(free_part);
+  }
+  return chosen;
+}
+
 }  // namespace
 
 std::optional<CpuSet> CpuState::Assignment(const std::string& pod_uid,
@@ -222,18 +250,8 @@ absl::StatusOr<Allocation> StaticPolicy::Allocate(
   }
   const CpuSet allocatable = AvailableCpus(state).Union(reusable);
   absl::StatusOr<CpuSet> cpus =
-      AllocateCpus(topology_, take_options_, allocatable, num_cpus, affinity);
+      AllocateFreeCpus(topology_, take_options_, allocatable, num_cpus, affinity);
   if (!cpus.ok()) return cpus.status();
-  // kubelet's allocator can pick CPUs that are not free on maps whose core ids repeat across
-  // sockets (a core then "spans" sockets). Real discovery never builds such maps, but the
-  // policy must never hand a CPU to two containers, so that choice is refused here rather
-  // than copied.
-  if (!cpus->IsSubsetOf(allocatable)) {
-    return absl::InternalError(fmt::format(
-        "the CPU allocator chose CPUs {} that are not available (available: {}); this topology "
-        "reuses core ids across sockets",
-        cpus->Difference(allocatable).ToString(), allocatable.ToString()));
-  }
 
   result.state.default_cpu_set = state.default_cpu_set.Difference(*cpus);
   result.state.assignments[request.pod_uid][request.name] = *cpus;

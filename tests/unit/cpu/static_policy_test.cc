@@ -1,6 +1,8 @@
 // The static policy over CpuState values (spec section 3) and its options (section 2.1).
 #include "lib/cpu/static_policy.h"
 
+#include <random>
+
 #include "lib/cpu/policy_options.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
 
@@ -169,6 +171,44 @@ TEST(StaticPolicyTest, SharedAndRepeatedAllocations) {
   EXPECT_EQ(too_many.status().message(),
             "not enough cpus available to satisfy request: requested=9, available=8");
   EXPECT_EQ(RejectionReason(too_many.status()), "UnexpectedAdmissionError");
+}
+
+// Hybrid part (24 CPUs / 16 cores: kubelet counts 1 CPU per core although cores 8-15 have
+// two threads, c and c+8). With thread 16 held elsewhere, kubelet's allocator takes core 8
+// whole, 16 included; topologyd keeps 8 and takes the rest from what is free.
+TEST(StaticPolicyTest, HybridCoresNeverHandOutAHeldThread) {
+  TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
+  const std::string hybrid = "topoSingleSocketSingleNumaPerSocketPCoreHTMonolithicUncore";
+  StaticPolicy policy = MustPolicy(hybrid, {}, "0");
+  CpuState state = *policy.Start(CpuState{});
+  state.assignments["other"]["held"] = Cpus("1-7,16");
+  state.default_cpu_set = Cpus("0,8-15,17-23");
+  auto two = policy.Allocate(state, Req("c", 2), std::nullopt);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->cpus.Size(), 2);
+  EXPECT_TRUE(two->cpus.Contains(8)) << "the free part of kubelet's choice is kept";
+  EXPECT_FALSE(two->cpus.Contains(16)) << two->cpus.ToString();
+
+  // Any held set, any size that fits: never a held CPU, always the size asked for.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    CpuState s = *policy.Start(CpuState{});
+    CpuSet held;
+    for (int cpu = 1; cpu < 24; ++cpu) {
+      if (rng() % 3 == 0) held = held.Union(CpuSet({cpu}));
+    }
+    s.assignments["other"]["held"] = held;
+    s.default_cpu_set = s.default_cpu_set.Difference(held);
+    const int free = s.default_cpu_set.Size() - 1;  // CPU 0 is reserved
+    if (free < 1) continue;
+    const int n = 1 + static_cast<int>(rng() % static_cast<unsigned>(free));
+    auto r = policy.Allocate(s, Req("c", n), std::nullopt);
+    ASSERT_TRUE(r.ok()) << "held " << held.ToString() << ", " << n << ": " << r.status();
+    EXPECT_EQ(r->cpus.Size(), n) << "held " << held.ToString();
+    EXPECT_FALSE(r->cpus.Intersects(held))
+        << "held " << held.ToString() << " got " << r->cpus.ToString();
+    EXPECT_FALSE(r->cpus.Contains(0)) << "reserved CPU handed out";
+  }
 }
 
 // Rule 3.5 (full-pcpus-only): SMTAlignmentError, checked before "already allocated".
