@@ -154,7 +154,8 @@ absl::Status RestoreMemory(const NodePolicy& node, const state::State& records,
                 fmt::format("holds {} on NUMA node {}, which this machine lacks", resource, numa),
                 "restore the NUMA node");
           }
-          if (!ns->second.memory_map.contains(resource)) {
+          // A zero request of a type the machine lacks is admitted and takes nothing.
+          if (!ns->second.memory_map.contains(resource) && bytes > 0) {
             return Conflict(
                 pod, c,
                 fmt::format("holds {} on NUMA node {}, which has none configured", resource, numa),

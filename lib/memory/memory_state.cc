@@ -169,7 +169,9 @@ absl::Status ValidateMemoryState(const MemoryState& stored, const topology::Topo
                 "that does not exist",
                 uid, name));
           }
-          if (!node->second.memory_map.contains(b.type)) {
+          // A zero request of a type this machine lacks (hugepages-2Mi: 0) is admitted and
+          // takes nothing; refusing to restart on it would strand every allocation.
+          if (!node->second.memory_map.contains(b.type) && b.size > 0) {
             return absl::FailedPreconditionError(fmt::format(
                 "[memorymanager] (pod: {}, container: {}) the memory assignment uses memory "
                 "resource that does not exist",

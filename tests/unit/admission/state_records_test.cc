@@ -149,6 +149,15 @@ TEST_F(StateRecordsTest, SingleNodeBlockOnAGroupedNodeIsRestored) {
   EXPECT_EQ(restored->memory.assignments.at("p4").at("b")[0].numa_affinity, std::vector<int>{1});
 }
 
+// A request of zero for a hugepage size the machine lacks is admitted (0 bytes fit anywhere);
+// the restart must not then find a block of a resource that does not exist.
+TEST_F(StateRecordsTest, ZeroRequestOfAMissingHugepageSizeSurvivesARestart) {
+  Add(Pod("p4", {Ctr("z", {{"cpu", "1"}, {"memory", "128Mi"}, {"hugepages-2Mi", "0"}})}));
+  absl::StatusOr<AllocationState> restored = RestoreAllocationState(node_, records_);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(restored->memory.assignments, state_.memory.assignments);
+}
+
 TEST_F(StateRecordsTest, MemoryThatNoLongerFitsIsAConflict) {
   config::Config config = BaseConfig("best-effort");
   config.reserved_memory = {{.numa_node = 0, .limits = {{"memory", "10Gi"}}},

@@ -133,6 +133,18 @@ TEST(MemoryStateTest, KubeletValidateState) {
     EXPECT_THAT(std::string(ValidateMemoryState(s, topo, reserved).message()),
                 HasSubstr("the memory assignment uses the NUMA that does not exist"));
   }
+  {
+    // A type the machine lacks: refused when the block holds bytes of it...
+    MemoryState s = fresh;
+    s.assignments["pod"]["c"] = {Block{{0}, "hugepages-2Mi", 2 * kMb}};
+    s.machine_state.at(0).number_of_assignments = 1;
+    EXPECT_THAT(std::string(ValidateMemoryState(s, topo, reserved).message()),
+                HasSubstr("the memory assignment uses memory resource that does not exist"));
+    // ...accepted for a zero request, which admission allows and which takes nothing (kubelet
+    // would refuse to restart on its own state here).
+    s.assignments["pod"]["c"] = {Block{{0}, "hugepages-2Mi", 0}};
+    EXPECT_TRUE(ValidateMemoryState(s, topo, reserved).ok());
+  }
 }
 
 }  // namespace
