@@ -158,6 +158,53 @@ TEST(CpuHintsTest, ProviderAnswer) {
   EXPECT_FALSE(different->at("cpu")->upward_closed);
 }
 
+// Pod scope (rule 8): hints for the pod's total, with what its containers already hold counted
+// as reusable, regenerated from those CPUs once they make up the total, and an empty list when
+// a container holds a different number than it asks for.
+TEST(CpuHintsTest, PodScopeProviderAnswer) {
+  CpuTopology topo = Machine(2, 6, 2);  // NUMA 0 = CPUs 0-5, NUMA 1 = CPUs 6-11
+  auto policy = StaticPolicy::Create(topo, {}, CpuSet());
+  ASSERT_TRUE(policy.ok());
+  CpuState state = *policy->Start(CpuState{});
+  const std::vector<ContainerRequest> pod = {{"p", "a", ContainerKind::kApp, 2},
+                                             {"p", "b", ContainerKind::kApp, 2}};
+  EXPECT_FALSE(GetPodTopologyHints(*policy, state, "p", {{"p", "s", ContainerKind::kApp, 0}}))
+      << "a pod without exclusive CPUs has no preference";
+
+  // Nothing held yet: 4 CPUs fit on either node.
+  auto fresh = GetPodTopologyHints(*policy, state, "p", pod);
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(Expand(*fresh->at("cpu")), std::vector<TopologyHint>({{NumaMask::Of({0}), true},
+                                                                  {NumaMask::Of({1}), true},
+                                                                  {NumaMask::Of({0, 1}), false}}));
+
+  // "a" holds 6-7 (reusable for the pod) and NUMA 1 has nothing else free: 4 CPUs need both
+  // nodes, and a mask without NUMA 1 would leave "a"'s CPUs out.
+  state.assignments["p"]["a"] = Cpus("6-7");
+  state.assignments["q"]["x"] = Cpus("8-11");
+  state.default_cpu_set = Cpus("0-5");
+  auto partial = GetPodTopologyHints(*policy, state, "p", pod);
+  ASSERT_TRUE(partial.has_value());
+  EXPECT_EQ(Expand(*partial->at("cpu")),
+            std::vector<TopologyHint>({{NumaMask::Of({0, 1}), false}}));
+
+  // Both containers hold their CPUs, all on NUMA 1: hints come from those CPUs alone.
+  state.assignments["q"].erase("x");
+  state.assignments["p"]["b"] = Cpus("8-9");
+  state.default_cpu_set = Cpus("0-5,10-11");
+  auto held = GetPodTopologyHints(*policy, state, "p", pod);
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(Expand(*held->at("cpu")),
+            std::vector<TopologyHint>({{NumaMask::Of({1}), true}, {NumaMask::Of({0, 1}), false}}));
+
+  // "b" holds 3 CPUs but asks for 2: the pod cannot be satisfied.
+  state.assignments["p"]["b"] = Cpus("8-10");
+  auto wrong = GetPodTopologyHints(*policy, state, "p", pod);
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_TRUE(wrong->at("cpu")->hints.empty());
+  EXPECT_FALSE(wrong->at("cpu")->upward_closed);
+}
+
 // Pod scope total: init containers vs app containers plus sidecars.
 TEST(CpuHintsTest, PodGuaranteedCpus) {
   EXPECT_EQ(PodGuaranteedCpus({{"p", "i1", ContainerKind::kInit, 6},
