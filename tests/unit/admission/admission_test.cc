@@ -373,6 +373,36 @@ TEST_F(AdmissionTest, ReadmissionKeepsWhatThePodHolds) {
   EXPECT_EQ(again.containers, first.containers);
 }
 
+// Re-admitting a pod whose container already holds devices: a different count is refused
+// with the device manager's message (kubelet: "changed request"), and so is a held device
+// that is no longer in its pool.
+TEST_F(AdmissionTest, ReadmissionWithChangedOrVanishedDevicesIsRefused) {
+  Use(BaseConfig("best-effort"));
+  const pod::Pod one = Pod("p1", {Ctr("a", {{"cpu", "2"}, {"nvidia.com/gpu", "1"}})});
+  AdmissionResult first = MustAdmit(node_, state_, one);
+  ASSERT_TRUE(first.admitted) << first.message;
+
+  const pod::Pod two = Pod("p1", {Ctr("a", {{"cpu", "2"}, {"nvidia.com/gpu", "2"}})});
+  AdmissionResult changed = MustAdmit(node_, first.new_state, two);
+  EXPECT_FALSE(changed.admitted);
+  EXPECT_EQ(changed.reason, "UnexpectedAdmissionError");
+  EXPECT_THAT(changed.message,
+              HasSubstr("changed request for resource \"nvidia.com/gpu\" from 1 to 2"));
+  EXPECT_TRUE(changed.new_state == first.new_state) << "a refusal changed the state";
+
+  // The pool now lists only the other GPU.
+  const std::string held = first.containers[0].devices.at("nvidia.com/gpu").at(0);
+  const std::string other = held == "0000:10:00.0" ? "0000:11:00.0" : "0000:10:00.0";
+  config::Config config = BaseConfig("best-effort");
+  config.devices[0].pci.reset();
+  config.devices[0].devices = {{.id = other, .numa_nodes = {held == "0000:10:00.0" ? 1 : 0}}};
+  const NodePolicy shrunk = Node(config, topology_);
+  AdmissionResult vanished = MustAdmit(shrunk, first.new_state, one);
+  EXPECT_FALSE(vanished.admitted);
+  EXPECT_EQ(vanished.reason, "UnexpectedAdmissionError");
+  EXPECT_THAT(vanished.message, HasSubstr("previously allocated devices are no longer healthy"));
+}
+
 TEST_F(AdmissionTest, BadRequestsAreErrorsNotRejections) {
   Use(BaseConfig("best-effort"));
   pod::Pod no_uid = Pod("", {Ctr("a", {{"cpu", "1"}})});
