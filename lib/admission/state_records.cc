@@ -171,10 +171,11 @@ absl::Status RestoreMemory(const NodePolicy& node, const state::State& records,
         // A block of several nodes must not cut across another group. A single-node block may
         // sit on a grouped node: kubelet's allocator (memory::Allocate) checks the group rule
         // only for masks of several nodes, so such states are ones the daemon writes itself.
-        for (int id : block.first.size() > 1 ? block.first : std::vector<int>{}) {
+        const bool several_nodes = block.first.size() > 1;
+        for (int id : block.first) {
           const std::vector<int>& cells = out.memory.machine_state.at(id).cells;
           const bool own = cells.size() == 1 && cells[0] == id;
-          if (!own && cells != block.first) {
+          if (several_nodes && !own && cells != block.first) {
             return Conflict(
                 pod, c,
                 fmt::format("{} block on NUMA nodes [{}] overlaps the group [{}] of "
