@@ -10,23 +10,19 @@ HealthReport::HealthReport(os::Notifier* notifier, std::function<void(bool servi
 void HealthReport::Update(bool healthy, const std::string& last_error) {
   const std::string error = healthy ? "" : last_error;
   if (healthy_ == healthy && last_error_ == error) return;
+  if (healthy_ != healthy) set_serving_(healthy);  // a new error text alone changes STATUS= only
   healthy_ = healthy;
   last_error_ = error;
-  Publish();
+  PublishStatus();
 }
 
 void HealthReport::SetReloadNote(const std::string& note) {
   reload_note_ = note;
-  Publish();
+  PublishStatus();
 }
 
-void HealthReport::Publish() {
-  const bool healthy = healthy_.value_or(true);
-  if (serving_ != healthy) {
-    set_serving_(healthy);
-    serving_ = healthy;
-  }
-  line_ = healthy
+void HealthReport::PublishStatus() {
+  line_ = healthy_.value_or(true)
               ? "serving"
               : "not acknowledging changes: the state checkpoint cannot be written: " + last_error_;
   if (!reload_note_.empty()) line_ += "; " + reload_note_;

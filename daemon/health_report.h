@@ -27,12 +27,11 @@ class HealthReport {
   const std::string& status_line() const { return line_; }
 
  private:
-  void Publish();
+  void PublishStatus();
 
   os::Notifier* notifier_;
   std::function<void(bool)> set_serving_;
   std::optional<bool> healthy_;  // unknown until the first Update
-  std::optional<bool> serving_;  // what the health service was last told
   std::string last_error_;
   std::string reload_note_;
   std::string line_;
