@@ -407,16 +407,18 @@ absl::StatusOr<CpuCheckpoint> ParseCpuCheckpoint(std::string_view bytes, std::st
     TOPOLOGYD_RETURN_IF_ERROR(ReadCpuBody(r, body, "data", cp, &has_pod_entries));
   } else {
     TOPOLOGYD_RETURN_IF_ERROR(ReadCpuBody(r, doc, "", cp, &has_pod_entries));
-    if (cp.checksum != 0) {
-      const uint32_t computed = Fnv1a32(SpewCpuCheckpoint(cp));
-      if (cp.checksum != computed) return ChecksumMismatch(source, cp.checksum, computed);
-    }
   }
+  // Before the legacy checksum: SpewCpuCheckpoint renders the struct without PodEntries, so a
+  // sound file that has them would otherwise be called corrupted.
   if (has_pod_entries) {
     return absl::FailedPreconditionError(fmt::format(
         "{}: holds pod-level CPU sets (podEntries, kubelet's PodLevelResourceManagers feature), "
         "which topologyd does not import; drain the pods that use pod-level resources first",
         source));
+  }
+  if (!data && cp.checksum != 0) {
+    const uint32_t computed = Fnv1a32(SpewCpuCheckpoint(cp));
+    if (cp.checksum != computed) return ChecksumMismatch(source, cp.checksum, computed);
   }
   return cp;
 }

@@ -137,6 +137,10 @@ TEST(KubeletCpuTest, ParseErrors) {
                 absl::StatusCode::kFailedPrecondition, "pre-1.18"},
            Case{R"({"policyName":"static","podEntries":{"p":{"cpuSet":"2"}},"checksum":0})",
                 absl::StatusCode::kFailedPrecondition, "podEntries"},
+           // A newer kubelet's checksum also covers podEntries, which topologyd's rendering
+           // leaves out: the refusal must name them, not call the file corrupted.
+           Case{R"({"policyName":"static","podEntries":{"p":{"cpuSet":"2"}},"checksum":123})",
+                absl::StatusCode::kFailedPrecondition, "podEntries"},
        }) {
     absl::StatusOr<CpuCheckpoint> cp = ParseCpuCheckpoint(c.json, "cpu_manager_state");
     EXPECT_EQ(cp.status().code(), c.code) << c.json << ": " << cp.status();
