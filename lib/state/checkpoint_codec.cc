@@ -300,6 +300,13 @@ absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view sourc
   }
   if (version == 0) return Malformed(source, "version", "version 0 does not exist");
   TOPOLOGYD_ASSIGN_OR_RETURN(uint64_t generation, top.Unsigned("generation"));
+  // Every change adds one: a generation near the top would wrap, and a wrapped counter makes
+  // new changes look durable before they are written. No real history gets close.
+  if (generation > kMaxGeneration) {
+    return Malformed(
+        source, "generation",
+        fmt::format("{} is beyond the largest generation, {}", generation, kMaxGeneration));
+  }
   TOPOLOGYD_ASSIGN_OR_RETURN(std::string stored, top.String("checksum"));
   TOPOLOGYD_ASSIGN_OR_RETURN(const json* data, top.Member("data"));
   TOPOLOGYD_RETURN_IF_ERROR(top.NoUnknownMembers());

@@ -40,6 +40,8 @@ namespace topologyd::state {
 
 // The format version EncodeState writes and the newest DecodeState reads.
 inline constexpr uint64_t kCheckpointVersion = 1;
+// Generations above this are refused on load (the engine adds one per change).
+inline constexpr uint64_t kMaxGeneration = uint64_t{1} << 62;
 
 // Serializes `state` (pretty-printed, newline-terminated). INVALID_ARGUMENT when a string in
 // the state is not valid UTF-8 (JSON cannot carry it).

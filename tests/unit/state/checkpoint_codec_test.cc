@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -152,6 +153,9 @@ TEST(CheckpointCodecTest, EnvelopeErrors) {
       {"version string", [](json& d) { d["version"] = "1"; }, "version: expected a non-negative"},
       {"no version", [](json& d) { d.erase("version"); }, "missing \"version\""},
       {"negative generation", [](json& d) { d["generation"] = -1; }, "generation: expected"},
+      {"generation that would wrap",
+       [](json& d) { d["generation"] = std::numeric_limits<uint64_t>::max(); },
+       "generation: 18446744073709551615 is beyond the largest generation"},
       {"no data", [](json& d) { d.erase("data"); }, "missing \"data\""},
       {"checksum number", [](json& d) { d["checksum"] = 5; }, "checksum: expected a string"},
       {"extra member", [](json& d) { d["extra"] = true; }, "extra: unknown member"},
