@@ -1,5 +1,6 @@
 #include "lib/engine/cpuset_enforcer.h"
 
+#include <algorithm>
 #include <set>
 
 #include "lib/cgroup/naming.h"
@@ -15,16 +16,19 @@ absl::StatusOr<std::unique_ptr<CpusetEnforcer>> CpusetEnforcer::Open(
   manager_config.root = config.root;
   manager_config.version = version;
   manager_config.options.apply = config.apply;
-  manager_config.options.sink = std::move(sink);
+  manager_config.options.sink = sink;
   TOPOLOGYD_ASSIGN_OR_RETURN(std::unique_ptr<cgroup::CpusetManager> manager,
                              cgroup::CpusetManager::Open(std::move(manager_config)));
   std::string name = manager->version() == cgroup::CgroupVersion::kV1 ? "v1" : "v2";
-  return std::unique_ptr<CpusetEnforcer>(new CpusetEnforcer(std::move(manager), name));
+  return std::unique_ptr<CpusetEnforcer>(
+      new CpusetEnforcer(std::move(manager), name, std::move(sink)));
 }
 
 CpusetEnforcer::CpusetEnforcer(std::unique_ptr<cgroup::CpusetManager> manager,
-                               std::string version_name)
-    : manager_(std::move(manager)), version_name_(std::move(version_name)) {}
+                               std::string version_name, cgroup::WriteSink sink)
+    : manager_(std::move(manager)),
+      version_name_(std::move(version_name)),
+      sink_(std::move(sink)) {}
 
 std::vector<cgroup::CpusetTarget> CpusetEnforcer::DesiredTargets(const state::State& state,
                                                                  const CpuSet& shared_pool) {
@@ -58,28 +62,58 @@ std::vector<cgroup::CpusetTarget> CpusetEnforcer::SyncRegistrations(
   for (const auto& t : desired) {
     // Paths were validated when the container was bound; a failure here means the record
     // predates a stricter rule and the container is skipped rather than written.
-    if (manager_->Register(t.cgroup).ok()) valid.push_back(t);
+    if (absl::Status s = manager_->Register(t.cgroup); s.ok()) {
+      valid.push_back(t);
+    } else {
+      ReportUnwritten(t, s);
+    }
   }
   return valid;
 }
 
-void CpusetEnforcer::Count(const cgroup::ApplyResult& result) {
+void CpusetEnforcer::ReportUnwritten(const cgroup::CpusetTarget& target,
+                                     const absl::Status& status) {
+  ++counters_.failed_writes;
+  if (sink_) {
+    sink_({.cgroup = target.cgroup,
+           .file = "cpuset.cpus",
+           .value = target.cpus.ToString(),
+           .status = status});
+  }
+}
+
+void CpusetEnforcer::Count(const cgroup::ApplyResult& result,
+                           const std::vector<cgroup::CpusetTarget>& desired) {
   counters_.writes += static_cast<uint64_t>(result.writes_ok);
   counters_.failed_writes += static_cast<uint64_t>(result.writes_failed);
+  for (const cgroup::TargetFailure& failure : result.failures) {
+    // Not there (not created yet, or gone: reconcile's grace period handles it).
+    if (absl::IsNotFound(failure.status)) continue;
+    const bool written = std::any_of(
+        result.writes.begin(), result.writes.end(),
+        [&](const cgroup::WriteRecord& w) { return w.cgroup == failure.cgroup && !w.status.ok(); });
+    if (written) continue;  // the failed write was counted and passed to the sink already
+    auto target = std::find_if(desired.begin(), desired.end(), [&](const cgroup::CpusetTarget& t) {
+      return t.cgroup == failure.cgroup;
+    });
+    if (target != desired.end()) ReportUnwritten(*target, failure.status);
+  }
 }
 
 cgroup::ApplyResult CpusetEnforcer::Apply(const std::vector<cgroup::CpusetTarget>& desired) {
   std::lock_guard<std::mutex> lock(mu_);
-  cgroup::ApplyResult result = manager_->Apply(SyncRegistrations(desired));
-  Count(result);
+  const std::vector<cgroup::CpusetTarget> valid = SyncRegistrations(desired);
+  cgroup::ApplyResult result = manager_->Apply(valid);
+  Count(result, valid);
   return result;
 }
 
 cgroup::ReconcileReport CpusetEnforcer::Reconcile(const std::vector<cgroup::CpusetTarget>& desired,
                                                   cgroup::Timestamp now) {
   std::lock_guard<std::mutex> lock(mu_);
-  cgroup::ReconcileReport report = manager_->Reconcile(SyncRegistrations(desired), now);
-  Count(report.apply);
+  const std::vector<cgroup::CpusetTarget> valid = SyncRegistrations(desired);
+  cgroup::ReconcileReport report = manager_->Reconcile(valid, now);
+  Count(report.apply, valid);
   counters_.drift_repairs += static_cast<uint64_t>(report.repaired);
   return report;
 }

@@ -41,7 +41,9 @@ class CpusetEnforcer {
                                                           const CpuSet& shared_pool);
 
   // Makes the kernel match `desired`, registering new cgroups and forgetting those no
-  // longer desired. Per-container failures are logged through the sink and counted.
+  // longer desired. Per-container failures are passed to the sink and counted as failed
+  // writes, also those that stopped before any write (a symlink or an unreadable file in the
+  // way); a cgroup that does not exist (yet, or any more) is not a failure here.
   cgroup::ApplyResult Apply(const std::vector<cgroup::CpusetTarget>& desired);
 
   // Reads back and repairs; `gone` lists cgroups missing since the given time.
@@ -52,16 +54,20 @@ class CpusetEnforcer {
   std::string version_name() const;
 
  private:
-  CpusetEnforcer(std::unique_ptr<cgroup::CpusetManager> manager, std::string version_name);
+  CpusetEnforcer(std::unique_ptr<cgroup::CpusetManager> manager, std::string version_name,
+                 cgroup::WriteSink sink);
   // Registers the targets' cgroups and unregisters the rest; returns targets with valid paths.
   std::vector<cgroup::CpusetTarget> SyncRegistrations(
       const std::vector<cgroup::CpusetTarget>& desired);
-  void Count(const cgroup::ApplyResult& result);
+  void Count(const cgroup::ApplyResult& result, const std::vector<cgroup::CpusetTarget>& desired);
+  // A target that failed without a write of its own to show for it.
+  void ReportUnwritten(const cgroup::CpusetTarget& target, const absl::Status& status);
 
   mutable std::mutex mu_;
   std::unique_ptr<cgroup::CpusetManager> manager_;  // guarded by mu_
   EnforcerCounters counters_;                       // guarded by mu_
   std::string version_name_;
+  cgroup::WriteSink sink_;
 };
 
 }  // namespace topologyd::engine

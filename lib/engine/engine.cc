@@ -35,6 +35,39 @@ absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
   return ready.get();
 }
 
+// Whether one cgroup path is the other or contains it.
+bool NestedPaths(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  return b.starts_with(a) && (a.size() == b.size() || b[a.size()] == '/');
+}
+
+// Containers of `pod` that `record` no longer holds: released one by one (by a caller, or by
+// reconcile when their cgroup stayed gone) while the pod stayed admitted.
+std::vector<std::string> ReleasedContainers(const state::PodRecord& record, const pod::Pod& pod) {
+  std::vector<std::string> released;
+  for (const auto* list : {&pod.init_containers, &pod.containers}) {
+    for (const pod::Container& c : *list) {
+      const bool held =
+          std::any_of(record.containers.begin(), record.containers.end(),
+                      [&](const state::ContainerRecord& r) { return r.name == c.name; });
+      if (!held) released.push_back(c.name);
+    }
+  }
+  return released;
+}
+
+admission::ContainerAllocation ToAllocation(const ContainerView& view) {
+  admission::ContainerAllocation a;
+  a.name = view.name;
+  a.init = view.init;
+  a.cpus = view.cpus;
+  a.exclusive = view.exclusive;
+  a.numa_affinity = view.numa_affinity;
+  for (const auto& [numa, resources] : view.memory) a.memory_numa.push_back(numa);
+  a.devices = view.devices;
+  return a;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
@@ -149,22 +182,44 @@ void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = records_.pods.find(pod.uid); it != records_.pods.end()) {
-      // Idempotent: the same uid gets the allocation it already has (once that is durable).
-      reply.admitted = true;
-      reply.containers = Views(it->second);
-      generation = records_.generation;
-      return absl::OkStatus();
+    auto known = records_.pods.find(pod.uid);
+    std::vector<std::string> released;
+    if (known != records_.pods.end()) {
+      released = ReleasedContainers(known->second, pod);
+      if (released.empty()) {
+        // Idempotent: the same uid gets the allocation it already has (once that is durable).
+        reply.admitted = true;
+        reply.containers = Views(known->second);
+        generation = records_.generation;
+        return absl::OkStatus();
+      }
+      // Some containers were released while the pod stayed: kubelet's re-admission keeps what
+      // the others hold and allocates afresh for these (all of them or, refused, none).
     }
     TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
                                admission::Admit(*policy_, allocation_, pod));
     if (!result.admitted) {
       reply.reason = result.reason;
       reply.message = result.message;
+      if (!released.empty()) {
+        reply.message += fmt::format(
+            " (pod {} stays admitted with what its other containers hold; released containers "
+            "{} were not allocated again)",
+            pod.uid, fmt::join(released, ", "));
+      }
       reply.generation = records_.generation;
       return absl::OkStatus();
     }
     state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
+    if (known != records_.pods.end()) {
+      // Containers that stayed keep their runtime binding.
+      for (state::ContainerRecord& c : record.containers) {
+        if (const state::ContainerRecord* old = FindContainer(known->second, c.name)) {
+          c.container_id = old->container_id;
+          c.cgroup = old->cgroup;
+        }
+      }
+    }
     allocation_ = std::move(result.new_state);
     records_.pods[pod.uid] = record;
     generation = ++records_.generation;
@@ -190,6 +245,24 @@ absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
   std::lock_guard<std::mutex> lock(mu_);
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
                              admission::Explain(*policy_, allocation_, pod));
+  if (auto known = records_.pods.find(pod.uid);
+      known != records_.pods.end() && ReleasedContainers(known->second, pod).empty()) {
+    // Admit answers an admitted uid with what it holds, without deciding again; so does the
+    // decision here. kubelet's re-admission, which the hints show, can differ from it (e.g.
+    // full-pcpus-only refuses before it looks at held CPUs).
+    result.admitted = true;
+    result.reason.clear();
+    result.message.clear();
+    result.containers.clear();
+    for (const ContainerView& view : Views(known->second)) {
+      result.containers.push_back(ToAllocation(view));
+    }
+    result.explanation.notes.push_back(fmt::format(
+        "pod {} is already admitted: Admit returns the allocation it holds (the decision "
+        "shown); the hints and merges are kubelet's re-admission of it against the current "
+        "state",
+        pod.uid));
+  }
   return ExplainReply{.result = std::move(result), .policy = policy_};
 }
 
@@ -232,9 +305,19 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
     }
     for (const auto& [uid, other_pod] : records_.pods) {
       for (const auto& other : other_pod.containers) {
-        if (other.cgroup == path && !(uid == pod_uid && other.name == container)) {
-          return absl::InvalidArgumentError(fmt::format(
-              "cgroup: {} is already bound to pod {} container {}", path, uid, other.name));
+        if (uid == pod_uid && other.name == container) continue;
+        // A cgroup above or below another container's would have this container's cpuset
+        // written over (or under) that container's.
+        if (!other.cgroup.empty() && NestedPaths(other.cgroup, path)) {
+          return absl::InvalidArgumentError(
+              fmt::format("cgroup: {} is {} pod {} container {}", path,
+                          other.cgroup == path ? "already bound to" : "nested with the cgroup of",
+                          uid, other.name));
+        }
+        if (other.container_id == container_id) {
+          return absl::InvalidArgumentError(
+              fmt::format("container_id: {} is already bound to pod {} container {}", container_id,
+                          uid, other.name));
         }
       }
     }
@@ -364,6 +447,14 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   record.at = std::chrono::steady_clock::now();
   if (!next.ok()) {
     record.error = std::string(next.status().message());
+    last_reload_ = record;
+    return record;
+  }
+  // The file as a whole must be one the daemon could start with (what --check-config says);
+  // otherwise it is rejected whole, even where only restart-only keys are wrong.
+  if (absl::StatusOr<admission::NodePolicy> whole = admission::BuildNodePolicy(*next, *topology_);
+      !whole.ok()) {
+    record.error = fmt::format("{}: {}", next->source_file, whole.status().message());
     last_reload_ = record;
     return record;
   }

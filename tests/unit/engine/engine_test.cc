@@ -77,6 +77,14 @@ pod::Pod MakePod(const std::string& uid, const std::string& cpu) {
   return p;
 }
 
+// Containers "app" and "side", each asking for `cpu`.
+pod::Pod TwoContainerPod(const std::string& uid, const std::string& cpu) {
+  pod::Pod p = MakePod(uid, cpu);
+  p.containers.push_back(p.containers[0]);
+  p.containers[1].name = "side";
+  return p;
+}
+
 // Forwards to another FileSystem, except that while closed every SyncDir — the last step of
 // a checkpoint write — waits until Open(): a checkpoint write the test holds open.
 class GatedFileSystem final : public state::FileSystem {
@@ -238,6 +246,81 @@ TEST_F(EngineTest, ExplainDecidesLikeAdmitWithoutChangingState) {
   EXPECT_EQ(admitted->containers[0].cpus, explained->result.containers[0].cpus);
 }
 
+TEST_F(EngineTest, ExplainOfAnAdmittedPodShowsWhatAdmitReturns) {
+  // full-pcpus-only refuses before it looks at held CPUs (kubelet's re-admission), while Admit
+  // answers an admitted uid with what it holds: the decision must be Admit's.
+  config_.cpu_manager_policy_options["full-pcpus-only"] = "true";
+  config_.reserved_system_cpus = "0-1";  // core 0
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto admitted = (*engine)->Admit(MakePod("full", "14"));
+  ASSERT_TRUE(admitted.ok() && admitted->admitted) << admitted->message;
+  auto again = (*engine)->Admit(MakePod("full", "14"));
+  ASSERT_TRUE(again.ok() && again->admitted);
+  auto explained = (*engine)->Explain(MakePod("full", "14"));
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_TRUE(explained->result.admitted) << explained->result.message;
+  ASSERT_EQ(explained->result.containers.size(), 1u);
+  EXPECT_EQ(explained->result.containers[0].cpus, admitted->containers[0].cpus);
+  EXPECT_THAT(explained->result.explanation.notes,
+              testing::Contains(HasSubstr("pod full is already admitted")));
+}
+
+TEST_F(EngineTest, ReAdmissionAllocatesAContainerReleasedAlone) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  const pod::Pod two = TwoContainerPod("two", "2");
+  auto first = (*engine)->Admit(two);
+  ASSERT_TRUE(first.ok() && first->admitted);
+  MakeCgroup(Cg("pods/two-app"), "0-15");
+  ASSERT_TRUE((*engine)->Allocate("two", "app", "c-app", "pods/two-app").ok());
+  ASSERT_TRUE((*engine)->Release("two", "side").ok());
+  const uint64_t before = (*engine)->Status().state_generation;
+
+  auto again = (*engine)->Admit(two);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_TRUE(again->admitted) << again->message;
+  ASSERT_EQ(again->containers.size(), 2u);
+  EXPECT_GT(again->generation, before);
+  const ContainerView& app =
+      again->containers[0].name == "app" ? again->containers[0] : again->containers[1];
+  const ContainerView& side =
+      again->containers[0].name == "side" ? again->containers[0] : again->containers[1];
+  EXPECT_EQ(app.cpus, first->containers[0].cpus) << "a container that stayed was moved";
+  EXPECT_EQ(app.container_id, "c-app") << "a container that stayed lost its binding";
+  EXPECT_EQ(app.cgroup, "pods/two-app");
+  EXPECT_TRUE(side.exclusive);
+  EXPECT_EQ(side.cpus.Size(), 2);
+  EXPECT_FALSE(side.cpus.Intersects(app.cpus));
+  auto side_bound = (*engine)->Allocate("two", "side", "c-side", "pods/two-side");
+  EXPECT_TRUE(side_bound.ok()) << side_bound.status();
+  // Complete again: idempotent.
+  auto third = (*engine)->Admit(two);
+  ASSERT_TRUE(third.ok() && third->admitted);
+  EXPECT_EQ(third->generation, (*engine)->Status().state_generation);
+}
+
+TEST_F(EngineTest, RefusedReAdmissionKeepsWhatTheOtherContainersHold) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  const pod::Pod two = TwoContainerPod("two", "2");
+  ASSERT_TRUE((*engine)->Admit(two).ok());
+  ASSERT_TRUE((*engine)->Release("two", "side").ok());
+  auto filler = (*engine)->Admit(MakePod("filler", "13"));  // the 13 CPUs left
+  ASSERT_TRUE(filler.ok() && filler->admitted) << filler->message;
+  const AllocationsView before = (*engine)->ListAllocations();
+
+  auto again = (*engine)->Admit(two);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(again->admitted);
+  EXPECT_THAT(again->message, HasSubstr("stays admitted"));
+  EXPECT_THAT(again->message, HasSubstr("side"));
+  const AllocationsView after = (*engine)->ListAllocations();
+  EXPECT_EQ(after.state.generation, before.state.generation);
+  EXPECT_EQ(after.state.pods.at("two").containers.size(), 1u);
+  EXPECT_EQ(after.shared_pool, before.shared_pool);
+}
+
 TEST_F(EngineTest, AllocatePinsCgroupsAndSharedPoolFollowsExclusiveAdmissions) {
   auto engine = StartEngine();
   ASSERT_TRUE(engine.ok());
@@ -287,6 +370,38 @@ TEST_F(EngineTest, AllocateRefusesUnknownPodsAndUnsafePaths) {
   EXPECT_EQ((*engine)->Allocate("p", "app", "../c1", "").status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/escape"));
+}
+
+TEST_F(EngineTest, AllocateRefusesCgroupsNestedWithAnotherContainersAndReusedIds) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  ASSERT_TRUE((*engine)->Admit(MakePod("a", "2")).ok());
+  ASSERT_TRUE((*engine)->Admit(MakePod("b", "2")).ok());
+  ASSERT_TRUE((*engine)->Allocate("a", "app", "c1", "kubepods/poda/c1").ok());
+  for (const char* nested :
+       {"kubepods/poda/c1", "kubepods/poda", "kubepods", "kubepods/poda/c1/x"}) {
+    auto bound = (*engine)->Allocate("b", "app", "c2", nested);
+    EXPECT_EQ(bound.status().code(), absl::StatusCode::kInvalidArgument) << nested;
+    EXPECT_THAT(bound.status().message(), HasSubstr("pod a container app")) << nested;
+  }
+  auto same_id = (*engine)->Allocate("b", "app", "c1", "kubepods/podb/c1");
+  EXPECT_EQ(same_id.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(same_id.status().message(), HasSubstr("container_id: c1 is already bound"));
+  // A sibling whose name only starts the same is not nested; rebinding a container is fine.
+  EXPECT_TRUE((*engine)->Allocate("b", "app", "c2", "kubepods/poda/c10").ok());
+  EXPECT_TRUE((*engine)->Allocate("a", "app", "c3", "kubepods/poda/c3").ok());
+}
+
+TEST_F(EngineTest, ACgroupBehindASymlinkIsNotWrittenAndCountsAsAFailure) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  ASSERT_TRUE((*engine)->Admit(MakePod("p", "2")).ok());
+  MakeCgroup(Cg("real/leaf"), "0-15");
+  std::filesystem::create_directory_symlink(Cg("real"), Cg("link"));
+  ASSERT_TRUE((*engine)->Allocate("p", "app", "c1", "link/leaf").ok());
+  EXPECT_EQ(ReadText(Cg("real/leaf/cpuset.cpus")), "0-15") << "written through a symlink";
+  EXPECT_EQ((*engine)->Status().cgroup.failed_writes, 1u);
+  EXPECT_EQ((*engine)->Status().cgroup.writes, 0u);
 }
 
 TEST_F(EngineTest, ContainerGoneLongerThanGraceIsReleased) {
@@ -424,6 +539,20 @@ TEST_F(EngineTest, ReloadAddingAPoolThatMatchesNothingAppliesItWithAWarning) {
   ASSERT_EQ(record.warnings.size(), 1u);  // the synthetic machine has no PCI devices
   EXPECT_THAT(record.warnings[0], HasSubstr("example.com/nic matches no PCI device"));
   EXPECT_NE((*engine)->policy()->devices.Find("example.com/nic"), nullptr);
+}
+
+TEST_F(EngineTest, ReloadOfAFileTheDaemonCouldNotStartWithChangesNothing) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  config::Config next = config_;
+  next.log.level = "debug";            // live
+  next.reserved_system_cpus = "0,99";  // restart-only, and not a CPU of this machine
+  ReloadRecord record = (*engine)->Reload(next);
+  EXPECT_FALSE(record.ok);
+  EXPECT_THAT(record.error, HasSubstr("test.yaml: "));
+  EXPECT_THAT(record.error, HasSubstr("99"));
+  EXPECT_TRUE(record.applied_keys.empty());
+  EXPECT_NE((*engine)->config()->log.level, "debug");
 }
 
 TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDurable) {
