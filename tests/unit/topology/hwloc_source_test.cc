@@ -181,6 +181,25 @@ TEST(LoadTopologyTest, BrokenXmlIsInvalidArgumentNamingTheFile) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("not a regular file"));
 }
 
+TEST(LoadTopologyTest, XmlThatCrashesHwlocIsInvalidArgument) {
+  // Without package 1's complete_cpuset hwloc 2.9 segfaults inside hwloc_topology_load(); the
+  // load must fail with a status instead of taking this process down.
+  std::string xml = ReadFile(kFixture);
+  const std::string attribute = " complete_cpuset=\"0x000000f0\"";
+  const size_t at = xml.find(attribute, xml.find("type=\"Package\" os_index=\"1\""));
+  ASSERT_NE(at, std::string::npos);
+  xml.erase(at, attribute.size());
+  TempDir dir;
+  std::string path = dir.Write("no_complete_cpuset.xml", xml);
+
+  absl::Status status = LoadTopology(TopologySource::Xml(path)).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("hwloc crashed (signal"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr(path));
+  // The process is still usable: the fixture itself loads.
+  EXPECT_TRUE(LoadTopology(TopologySource::Xml(kFixture)).ok());
+}
+
 TEST(LoadTopologyTest, BadSyntheticDescriptionIsInvalidArgument) {
   for (const char* description : {"pack:2 bogus:3", "pack:x", "", "pu:0"}) {
     absl::Status status = LoadTopology(TopologySource::Synthetic(description)).status();
