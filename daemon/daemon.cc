@@ -26,6 +26,7 @@
 #include "lib/rpc/peer_credentials.h"
 #include "lib/rpc/topologyd_service.h"
 #include "lib/rpc/uds_listener.h"
+#include "lib/state/dir_lock.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
 
@@ -140,7 +141,12 @@ int RunDaemon(const std::string& config_path) {
                machine->packages.size(), machine->numa_nodes.size(), machine->cores.size(),
                machine->cpus.size(), machine->pci_devices.size());
 
-  // Step 3: the engine: node policy, restored allocations, cgroup enforcement.
+  // Step 3: the engine: node policy, restored allocations, cgroup enforcement. Held until exit.
+  absl::StatusOr<state::StateDirLock> state_lock = state::StateDirLock::Acquire(config->state_dir);
+  if (!state_lock.ok()) {
+    spdlog::critical("cannot start: {}", state_lock.status().message());
+    return 1;
+  }
   absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =
       engine::CpusetEnforcer::Open(config->cgroup, LogCgroupWrite);
   if (!enforcer.ok()) {

@@ -23,6 +23,20 @@ absl::Status Fail(const std::string& path, const std::string& what) {
       fmt::format("cannot listen on {}: {}: {}", path, what, std::strerror(errno)));
 }
 
+// Whether a server accepts connections on the socket at `path`. Only a refused connection
+// proves the socket stale; taking over a live one would leave two servers each believing
+// it serves the node.
+bool SomeoneListens(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return connected;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
@@ -50,6 +64,12 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
     if (!S_ISSOCK(st.st_mode)) {
       return absl::FailedPreconditionError(
           fmt::format("cannot listen on {}: a file that is not a socket is in the way", path));
+    }
+    if (SomeoneListens(path)) {
+      return absl::FailedPreconditionError(
+          fmt::format("cannot listen on {}: another process is serving on it (is topologyd already "
+                      "running?); stop it first, or give this one another `listen` path",
+                      path));
     }
     ::unlink(path.c_str());  // stale socket of a previous run
   }

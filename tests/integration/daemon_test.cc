@@ -166,6 +166,43 @@ TEST(DaemonProcessTest, InvalidConfigStopsStartUp) {
   EXPECT_THAT(ReadFile(dir.File("log")), HasSubstr("bogus: unknown key"));
 }
 
+// A second daemon must not take over a running one's state or socket: both would pin
+// containers and hand out the same CPUs.
+TEST(DaemonProcessTest, SecondDaemonOnTheSameStateOrSocketRefusesToStart) {
+  TempDir dir;
+  const std::string socket = dir.File("topologyd.sock");
+  WriteFile(dir.File("config.yaml"), MinimalConfig(dir.path()));
+  DaemonProcess first;
+  first.Start(dir.File("config.yaml"), dir.File("log"));
+  ASSERT_TRUE(first.WaitUntilServing(socket, seconds(30))) << ReadFile(dir.File("log"));
+
+  DaemonProcess same_state;
+  same_state.Start(dir.File("config.yaml"), dir.File("log2"));
+  EXPECT_EQ(same_state.WaitForExit(seconds(30)), std::optional<int>(1));
+  EXPECT_THAT(ReadFile(dir.File("log2")), HasSubstr("is in use by another topologyd process"));
+
+  std::string other_state = MinimalConfig(dir.path());
+  other_state.replace(other_state.find("/state\n"), 7, "/state2\n");
+  WriteFile(dir.File("config2.yaml"), other_state);
+  DaemonProcess same_socket;
+  same_socket.Start(dir.File("config2.yaml"), dir.File("log3"));
+  EXPECT_EQ(same_socket.WaitForExit(seconds(30)), std::optional<int>(1));
+  EXPECT_THAT(ReadFile(dir.File("log3")), HasSubstr("another process is serving on it"));
+
+  // The first one still serves, on its own socket.
+  EXPECT_EQ(StatusJson(socket)["config_path"], dir.File("config.yaml"));
+  // A daemon killed outright leaves its socket behind, and the kernel drops its lock: the
+  // next one starts over both.
+  first.Signal(SIGKILL);
+  EXPECT_EQ(first.WaitForExit(seconds(30)), std::optional<int>(-1));
+  ASSERT_TRUE(std::filesystem::exists(socket));
+  DaemonProcess next;
+  next.Start(dir.File("config.yaml"), dir.File("log4"));
+  ASSERT_TRUE(next.WaitUntilServing(socket, seconds(30))) << ReadFile(dir.File("log4"));
+  next.Signal(SIGTERM);
+  EXPECT_EQ(next.WaitForExit(seconds(30)), std::optional<int>(0));
+}
+
 // systemd's side of sd_notify: a datagram socket named by NOTIFY_SOCKET.
 class NotifyReceiver {
  public:
