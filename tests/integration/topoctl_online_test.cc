@@ -222,6 +222,11 @@ TEST_F(TopoctlOnlineTest, ReleasingOneContainerKeepsThePod) {
   ASSERT_TRUE(Json({"admit", "-f", pod}).is_object());
   CommandResult r = Topoctl({"release", "--pod", kUid, "--container", "nope"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
+  // An empty name (say, an unset shell variable) is bad usage, not "the whole pod".
+  r = Topoctl({"release", "--pod", kUid, "--container", ""});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("must not be empty"));
+  EXPECT_EQ(Json({"allocations"})["pods"].size(), 1u) << "the pod was released";
   nlohmann::json released = Json({"release", "--pod", kUid, "--container", "app"});
   EXPECT_TRUE(released["released"].get<bool>());
 }

@@ -43,8 +43,16 @@ int RunRelease(const GlobalOptions& g, const ReleaseOptions& o) {
 void Install(CLI::App& root, CommandContext& ctx) {
   auto options = std::make_shared<ReleaseOptions>();
   CLI::App* cmd = root.add_subcommand("release", "release a pod's allocation, or one container's");
-  cmd->add_option("--pod", options->pod, "pod uid")->required();
-  cmd->add_option("--container", options->container, "container name (default: the whole pod)");
+  // An empty --container (an unset shell variable) would otherwise mean the whole pod.
+  const CLI::Validator non_empty(
+      [](const std::string& value) {
+        return value.empty() ? std::string("must not be empty") : std::string();
+      },
+      "NON-EMPTY");
+  cmd->add_option("--pod", options->pod, "pod uid")->required()->check(non_empty);
+  cmd->add_option("--container", options->container,
+                  "container name (leave it out to release the whole pod)")
+      ->check(non_empty);
   cmd->callback([&ctx, options] {
     ctx.action = [&ctx, options] { return RunRelease(*ctx.globals, *options); };
   });

@@ -15,8 +15,10 @@
 #include "lib/hints/numa_mask.h"
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_output.h"
 
 #include "CLI/CLI.hpp"
+#include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
 namespace topoctl {
@@ -86,6 +88,24 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   absl::StatusOr<topology::Topology> machine = topology::LoadTopology(source);
   if (!machine.ok()) return Fail(kExitRefused, std::string(machine.status().message()));
   cpu::CpuTopology cpus = cpu::FromTopology(*machine);
+  // kubelet's CPU Manager never sees a CPU outside every NUMA node, so naming one here cannot
+  // describe a real shared pool; without this check it would count as available but never be
+  // chosen, and a refusal would report more CPUs available than were usable.
+  for (const auto& [flag, set] :
+       {std::pair{"--available", &*available}, std::pair{"--reserved", &*reserved}}) {
+    const CpuSet absent = set->Difference(machine->AllCpus());
+    const CpuSet outside_numa = set->Difference(cpus.Cpus()).Difference(absent);
+    if (!absent.IsEmpty()) {
+      return Fail(kExitUsage, fmt::format("{} names CPUs {}, which the topology does not have",
+                                          flag, absent.ToString()));
+    }
+    if (!outside_numa.IsEmpty()) {
+      return Fail(kExitUsage,
+                  fmt::format("{} names CPUs {}, which belong to no NUMA node; kubelet's CPU "
+                              "Manager does not use such CPUs",
+                              flag, outside_numa.ToString()));
+    }
+  }
 
   std::optional<hints::NumaMask> affinity;
   if (affinity_ids.has_value()) {
@@ -126,6 +146,8 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   const std::string list = allocation->cpus.ToString();
   if (globals.format() == OutputFormat::kJson) {
     std::cout << nlohmann::json{{"cpus", list}}.dump() << "\n";
+  } else if (globals.format() == OutputFormat::kYaml) {
+    PrintDocument(nlohmann::json{{"cpus", list}}, OutputFormat::kYaml);
   } else {
     std::cout << list << "\n";
   }

@@ -79,6 +79,14 @@ void InstallTopology(CLI::App& root, CommandContext& context) {
                           "hwloc synthetic description, e.g. \"pack:2 numa:4 core:8 pu:2\"");
   CLI::Option* live = command->add_flag(
       "--live", options->live, "discover this machine with hwloc instead of asking the daemon");
+  // An empty value (an unset shell variable) must not silently mean "ask the daemon".
+  const CLI::Validator non_empty(
+      [](const std::string& value) {
+        return value.empty() ? std::string("must not be empty") : std::string();
+      },
+      "NON-EMPTY");
+  input->check(non_empty);
+  synthetic->check(non_empty);
   input->excludes(synthetic);
   live->excludes(input);
   live->excludes(synthetic);

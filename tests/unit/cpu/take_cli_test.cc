@@ -89,6 +89,27 @@ TEST(TopoctlTakeTest, UsageAndJson) {
                        " --available 0-x --count 2")
                 .exit_code,
             2);
+  // CPUs the machine does not have are bad usage, not "available".
+  topologyd::testing::ShellResult absent = RunCommand(
+      ShellQuote(binary) + " take --topology " + ShellQuote(topo) + " --available 0-20 --count 2");
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.out.find("--available names CPUs 12-20, which the topology does not have"),
+            std::string::npos)
+      << absent.out;
+  EXPECT_EQ(RunCommand(base + " --reserved 30").exit_code, 2);
+  // So are CPUs outside every NUMA node (memory-less dies), which kubelet never sees.
+  const std::string dies =
+      testing::SharedTopologiesDir() + "/amd-threadripper2990wx-memoryless-dies-2gpu.xml";
+  topologyd::testing::ShellResult no_numa = RunCommand(
+      ShellQuote(binary) + " take --topology " + ShellQuote(dies) + " --available 16-31 --count 2");
+  EXPECT_EQ(no_numa.exit_code, 2);
+  EXPECT_NE(no_numa.out.find("which belong to no NUMA node"), std::string::npos) << no_numa.out;
+  // --output yaml prints the same document.
+  topologyd::testing::ShellResult yaml =
+      RunCommand(ShellQuote(binary) + " --output yaml take --topology " + ShellQuote(topo) +
+                 " --available 0-11 --count 2");
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.out;
+  EXPECT_EQ(yaml.out, "cpus: \"0,6\"\n");
   // Too many CPUs: kubelet's reason.
   topologyd::testing::ShellResult many = RunCommand(
       ShellQuote(binary) + " take --topology " + ShellQuote(topo) + " --available 0-3 --count 8");
