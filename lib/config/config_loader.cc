@@ -1,19 +1,23 @@
 #include "lib/config/config_loader.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
+#include <limits>
+#include <map>
 #include <set>
-#include <sstream>
 
 #include "lib/config/duration.h"
 
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
+#include <sys/stat.h>
 
 namespace topologyd::config {
 namespace {
@@ -39,6 +43,24 @@ std::string Join(const std::vector<std::string>& items) {
   return fmt::format("{}", fmt::join(items, ", "));
 }
 
+std::string KeyPathOf(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
+
+// yaml-cpp keeps every pair of a mapping and lookups see the first, so a repeated key would
+// silently lose its later value. Reports each repeat at its own line.
+void ReportDuplicateKeys(const YAML::Node& map, const std::string& prefix, Problems* problems) {
+  std::map<std::string, int> first_line;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    auto [first, inserted] = first_line.emplace(it->first.Scalar(), it->first.Mark().line + 1);
+    if (!inserted) {
+      problems->Add(it->first, KeyPathOf(prefix, it->first.Scalar()),
+                    fmt::format("duplicate key (first set on line {})", first->second));
+    }
+  }
+}
+
 // Reads the keys of one YAML mapping against a fixed schema. Every Get* marks its key as
 // known; Finish() reports the keys nobody asked for.
 class MapReader {
@@ -46,9 +68,7 @@ class MapReader {
   MapReader(const YAML::Node& node, std::string prefix, Problems* problems)
       : node_(node), prefix_(std::move(prefix)), problems_(problems) {}
 
-  std::string KeyPath(const std::string& key) const {
-    return prefix_.empty() ? key : prefix_ + "." + key;
-  }
+  std::string KeyPath(const std::string& key) const { return KeyPathOf(prefix_, key); }
 
   // The node of `key`, or an undefined node when absent. Marks the key as known.
   YAML::Node Get(const std::string& key) {
@@ -109,6 +129,12 @@ class MapReader {
     const std::string& s = n.Scalar();
     Int value{};
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
+    if (ec == std::errc::result_out_of_range && ptr == s.data() + s.size()) {
+      problems_->Add(n, path,
+                     fmt::format("{} is out of range ({} to {})", s,
+                                 std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max()));
+      return false;
+    }
     if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
       problems_->Add(n, path, fmt::format("expected an integer, got \"{}\"", s));
       return false;
@@ -117,11 +143,12 @@ class MapReader {
     return true;
   }
 
+  // True when the key is set to a valid integer (stored in `out`).
   template <typename Int>
-  void Integer(const std::string& key, Int* out) {
+  bool Integer(const std::string& key, Int* out) {
     YAML::Node n = Get(key);
-    if (!n.IsDefined() || n.IsNull()) return;
-    ParseInt(n, KeyPath(key), out);
+    if (!n.IsDefined() || n.IsNull()) return false;
+    return ParseInt(n, KeyPath(key), out);
   }
 
   void Duration(const std::string& key, std::chrono::milliseconds* out) {
@@ -142,6 +169,7 @@ class MapReader {
       problems_->Add(n, KeyPath(key), "expected a mapping of names to values");
       return;
     }
+    ReportDuplicateKeys(n, KeyPath(key), problems_);
     for (auto it = n.begin(); it != n.end(); ++it) {
       if (!it->second.IsScalar()) {
         problems_->Add(it->second, KeyPath(key) + "." + it->first.Scalar(), "expected a string");
@@ -202,8 +230,12 @@ class MapReader {
   void Finish() {
     if (!node_.IsMap()) return;
     std::vector<std::string> known(known_.begin(), known_.end());
+    ReportDuplicateKeys(node_, prefix_, problems_);
+    std::set<std::string> seen;
     for (auto it = node_.begin(); it != node_.end(); ++it) {
       std::string key = it->first.IsScalar() ? it->first.Scalar() : "<non-scalar key>";
+      // A repeated unknown key is reported as unknown once; its repeats as duplicates.
+      if (it->first.IsScalar() && !seen.insert(key).second) continue;
       if (!known_.count(key)) {
         problems_->Add(it->first, KeyPath(key),
                        fmt::format("unknown key (known keys here: {})", Join(known)));
@@ -325,9 +357,8 @@ void ReadRoot(MapReader& r, Config* c) {
   r.StringMap("cpuManagerPolicyOptions", &c->cpu_manager_policy_options);
   std::string reserved;
   if (r.Scalar("reservedSystemCPUs", &reserved)) c->reserved_system_cpus = reserved;
-  int count = -1;
-  r.Integer("cpuReservedCount", &count);
-  if (r.Get("cpuReservedCount").IsDefined()) {
+  int count = 0;
+  if (r.Integer("cpuReservedCount", &count)) {
     if (count < 0) {
       r.problems()->Add(r.Get("cpuReservedCount"), "cpuReservedCount", "must be >= 0");
     } else {
@@ -380,16 +411,24 @@ std::string Config::SocketPath() const {
 }
 
 absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name) {
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(std::string(yaml_text));
+    documents = YAML::LoadAll(std::string(yaml_text));
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
   }
+  // YAML::Load would read the first document and drop the rest without a word.
+  if (documents.size() > 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: the file holds {} YAML documents; topologyd reads one", file_name,
+                    documents[1].Mark().line + 1, documents.size()));
+  }
   Config config;
   config.source_file = file_name;
-  if (root.IsNull()) return config;  // an empty file means all defaults
+  // An empty file (or one of comments only) means all defaults.
+  if (documents.empty() || documents[0].IsNull()) return config;
+  const YAML::Node& root = documents[0];
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: the configuration must be a YAML mapping of keys to values", file_name,
@@ -423,16 +462,63 @@ void ResolveRelativePaths(const std::string& config_path, Config* c) {
   if (c->topology.source == TopologySourceConfig::Kind::kXml) resolve(&c->topology.path);
 }
 
-absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        fmt::format("cannot read config file {}: {}", path, std::strerror(errno)));
+namespace {
+
+absl::Status ReadError(int err, const std::string& path) {
+  return absl::Status(absl::ErrnoToStatusCode(err),
+                      fmt::format("cannot read config file {}: {}", path, std::strerror(err)));
+}
+
+// A directory or /dev/null reads as an empty file, which would mean "all defaults", and a
+// FIFO blocks the reader: only a regular file (after symlinks) is a config file.
+absl::Status CheckRegularFile(const struct stat& st, const std::string& path) {
+  if (S_ISREG(st.st_mode)) return absl::OkStatus();
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(fmt::format("config file {} is a directory", path));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(fmt::format("error reading config file {}", path));
-  absl::StatusOr<Config> config = ParseConfig(text.str(), path);
+  std::string_view kind = S_ISFIFO(st.st_mode)   ? " (it is a FIFO)"
+                          : S_ISCHR(st.st_mode)  ? " (it is a character device)"
+                          : S_ISBLK(st.st_mode)  ? " (it is a block device)"
+                          : S_ISSOCK(st.st_mode) ? " (it is a socket)"
+                                                 : "";
+  return absl::InvalidArgumentError(
+      fmt::format("config file {} is not a regular file{}", path, kind));
+}
+
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
+  // stat first so a device or FIFO is never opened; O_NONBLOCK and fstat cover a file
+  // swapped in between.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ReadError(errno, path);
+  if (absl::Status regular = CheckRegularFile(st, path); !regular.ok()) return regular;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return ReadError(errno, path);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::fstat(fd, &st) != 0) return ReadError(errno, path);
+  if (absl::Status regular = CheckRegularFile(st, path); !regular.ok()) return regular;
+  std::string text;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ReadError(errno, path);
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadRegularFile(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Config> config = ParseConfig(*text, path);
   if (config.ok()) {
     ResolveRelativePaths(path, &*config);
     config->source_file = std::filesystem::absolute(path).lexically_normal().string();

@@ -1,9 +1,15 @@
 #include "lib/config/config_loader.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include <sys/stat.h>
 
 namespace topologyd::config {
 namespace {
@@ -123,6 +129,70 @@ TEST(ConfigLoaderTest, BadValuesAreErrors) {
   EXPECT_THAT(ErrorOf("log: {level: [\n"), HasSubstr("invalid YAML"));
 }
 
+TEST(ConfigLoaderTest, DuplicateKeysAreErrors) {
+  EXPECT_THAT(ErrorOf("cpuManagerPolicy: static\nlog: {level: info}\ncpuManagerPolicy: none\n"),
+              HasSubstr("test.yaml:3: cpuManagerPolicy: duplicate key (first set on line 1)"));
+  EXPECT_THAT(ErrorOf("cgroup:\n  driver: systemd\n  root: /x\n  driver: cgroupfs\n"),
+              HasSubstr("test.yaml:4: cgroup.driver: duplicate key (first set on line 2)"));
+  // Every mapping the loader walks, flow style included.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"socket: {group: a, group: b}\n", "socket.group: duplicate key"},
+      {"allowedPeers: {uids: [0], uids: [1]}\n", "allowedPeers.uids: duplicate key"},
+      {"log: {level: info, level: debug}\n", "log.level: duplicate key"},
+      {"topology: {source: live, source: live}\n", "topology.source: duplicate key"},
+      {"devices: [{resourceName: a/b, resourceName: a/c, pci: {vendor: \"10de\"}}]\n",
+       "devices[0].resourceName: duplicate key"},
+      {"devices: [{resourceName: a/b, pci: {vendor: \"10de\", vendor: \"8086\"}}]\n",
+       "devices[0].pci.vendor: duplicate key"},
+      {"devices: [{resourceName: a/b, devices: [{id: x, id: y}]}]\n",
+       "devices[0].devices[0].id: duplicate key"},
+      {"reservedMemory: [{numaNode: 0, numaNode: 1}]\n",
+       "reservedMemory[0].numaNode: duplicate key"},
+      {"reservedMemory: [{numaNode: 0, limits: {memory: 1Gi, memory: 2Gi}}]\n",
+       "reservedMemory[0].limits.memory: duplicate key"},
+      {"cpuManagerPolicyOptions: {full-pcpus-only: \"true\", full-pcpus-only: \"false\"}\n",
+       "cpuManagerPolicyOptions.full-pcpus-only: duplicate key"},
+      {"topologyManagerPolicyOptions: {prefer-closest-numa-nodes: \"true\",\n"
+       "  prefer-closest-numa-nodes: \"false\"}\n",
+       "test.yaml:2: topologyManagerPolicyOptions.prefer-closest-numa-nodes: duplicate key"},
+  };
+  for (const auto& [yaml, expected] : cases) EXPECT_THAT(ErrorOf(yaml), HasSubstr(expected));
+  // A repeated unknown key is unknown once and a duplicate once, not unknown twice.
+  std::string error = ErrorOf("a: 1\na: 2\n");
+  EXPECT_THAT(error, HasSubstr("test.yaml:1: a: unknown key"));
+  EXPECT_THAT(error, HasSubstr("test.yaml:2: a: duplicate key (first set on line 1)"));
+  EXPECT_THAT(error, ::testing::Not(HasSubstr("test.yaml:2: a: unknown key")));
+}
+
+TEST(ConfigLoaderTest, MoreThanOneDocumentIsAnError) {
+  EXPECT_THAT(ErrorOf("cpuManagerPolicy: static\n---\ncpuManagerPolicy: none\n"),
+              HasSubstr("test.yaml:3: the file holds 2 YAML documents; topologyd reads one"));
+  // An empty first document must not mean "all defaults" while the second is dropped.
+  EXPECT_THAT(ErrorOf("---\n---\nlog: {level: debug}\n---\n"),
+              HasSubstr("the file holds 3 YAML documents"));
+  // A single document may still start with --- or end with ...
+  auto config = ParseConfig("---\nlog: {level: debug}\n...\n", "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->log.level, "debug");
+  // Comments only: all defaults, as for an empty file.
+  EXPECT_TRUE(ParseConfig("# nothing set\n", "test.yaml").ok());
+}
+
+TEST(ConfigLoaderTest, OutOfRangeIntegerIsOneError) {
+  std::string error = ErrorOf("cpuReservedCount: 99999999999999999999\n");
+  EXPECT_EQ(error,
+            "test.yaml:1: cpuReservedCount: 99999999999999999999 is out of range "
+            "(-2147483648 to 2147483647)");
+  EXPECT_EQ(ErrorOf("cpuReservedCount: -1\n"), "test.yaml:1: cpuReservedCount: must be >= 0");
+  EXPECT_EQ(ErrorOf("cpuReservedCount: two\n"),
+            "test.yaml:1: cpuReservedCount: expected an integer, got \"two\"");
+  EXPECT_THAT(ErrorOf("allowedPeers: {uids: [4294967296]}\n"),
+              HasSubstr("allowedPeers.uids[0]: 4294967296 is out of range (0 to 4294967295)"));
+  auto config = ParseConfig("cpuReservedCount: 2\n", "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->cpu_reserved_count, 2);
+}
+
 TEST(ConfigLoaderTest, ReportsEveryProblemNotOnlyTheFirst) {
   std::string error = ErrorOf("a: 1\nb: 2\ncpuManagerPolicy: x\n");
   EXPECT_THAT(error, HasSubstr("test.yaml:1: a: unknown key"));
@@ -135,6 +205,72 @@ TEST(ConfigLoaderTest, MissingFileIsNotFound) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(config.status().message(), HasSubstr("/nonexistent/topologyd.yaml"));
+}
+
+// A scratch directory removed at the end of the test.
+class ConfigFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "config_test.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ConfigFileTest, DirectoryIsRefused) {
+  const std::string path = (dir_ / "topologyd.yaml").string();
+  std::filesystem::create_directory(path);
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.status().message(), "config file " + path + " is a directory");
+}
+
+TEST_F(ConfigFileTest, SymlinkToADirectoryIsRefused) {
+  const std::string path = (dir_ / "link.yaml").string();
+  std::filesystem::create_directory_symlink(dir_, path);
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr(path + " is a directory"));
+}
+
+TEST_F(ConfigFileTest, DeviceIsRefused) {
+  auto config = LoadConfigFile("/dev/null");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.status().message(),
+            "config file /dev/null is not a regular file (it is a character device)");
+}
+
+TEST_F(ConfigFileTest, FifoIsRefusedWithoutBlocking) {
+  const std::string path = (dir_ / "fifo.yaml").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  auto loading = std::async(std::launch::async, [&] { return LoadConfigFile(path); });
+  if (loading.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // Opening and closing a writer lets a blocked reader see EOF: fail rather than hang.
+    std::ofstream(path).close();
+    ADD_FAILURE() << "LoadConfigFile blocked on a FIFO";
+  }
+  auto config = loading.get();
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().message(),
+            "config file " + path + " is not a regular file (it is a FIFO)");
+}
+
+TEST_F(ConfigFileTest, RegularFileAndSymlinkToOneLoad) {
+  const std::filesystem::path file = dir_ / "real.yaml";
+  std::ofstream(file) << "log: {level: debug}\n";
+  std::filesystem::create_symlink(file, dir_ / "link.yaml");
+  for (const std::filesystem::path& path : {file, dir_ / "link.yaml"}) {
+    auto config = LoadConfigFile(path.string());
+    ASSERT_TRUE(config.ok()) << path << ": " << config.status();
+    EXPECT_EQ(config->log.level, "debug");
+  }
+  std::ofstream(dir_ / "empty.yaml").flush();
+  EXPECT_TRUE(LoadConfigFile((dir_ / "empty.yaml").string()).ok());
 }
 
 TEST(ConfigLoaderTest, ShippedConfigsLoad) {
