@@ -72,6 +72,13 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const config::Co
     reserved_key = "reservedSystemCPUs";
     absl::StatusOr<CpuSet> parsed = CpuSet::Parse(*config.reserved_system_cpus);
     if (!parsed.ok()) return KeyError(reserved_key, parsed.status());
+    // kubelet's static policy needs a reserved CPU: without one the shared pool can be handed
+    // out whole, leaving shared containers unpinned and a state kubelet refuses to restore.
+    if (parsed->IsEmpty()) {
+      return Invalid(reserved_key,
+                     "is empty; cpuManagerPolicy static needs at least one reserved CPU (as "
+                     "kubelet does); list them, or use a positive cpuReservedCount");
+    }
     // StaticPolicy::Create only checks the CPUs are in its (NUMA-homed) map; say plainly when
     // the machine does not have them at all.
     const CpuSet missing = parsed->Difference(machine.AllCpus());
@@ -90,6 +97,13 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const config::Co
                      fmt::format("{} (cpuManagerPolicy static needs reservedSystemCPUs or a "
                                  "positive cpuReservedCount)",
                                  count.status().message()));
+    }
+    // kubelet's text for a count above the machine's CPUs names the empty set the allocator
+    // returned ("size of  did not equal 64"); say what it means instead.
+    if (*count > cpus.Cpus().Size()) {
+      return Invalid(reserved_key,
+                     fmt::format("cannot reserve {} CPUs: this machine has {} (CPUs {})", *count,
+                                 cpus.Cpus().Size(), cpus.Cpus().ToString()));
     }
     absl::StatusOr<CpuSet> chosen = cpu::ReservedCpusFromCount(cpus, *options, *count);
     if (!chosen.ok()) return KeyError(reserved_key, chosen.status());

@@ -65,6 +65,16 @@ TEST(NodePolicyTest, ErrorsNameTheConfigKey) {
        "reservedSystemCPUs: ", "not both"},
       {"no reservation", [](config::Config& c) { c.reserved_system_cpus.reset(); },
        "cpuReservedCount: ", "needs reservedSystemCPUs"},
+      {"empty reserved list", [](config::Config& c) { c.reserved_system_cpus = ""; },
+       "reservedSystemCPUs: ", "is empty; cpuManagerPolicy static needs at least one reserved CPU"},
+      {"blank reserved list", [](config::Config& c) { c.reserved_system_cpus = " "; },
+       "reservedSystemCPUs: ", "is empty"},
+      {"reserved count above the machine",
+       [](config::Config& c) {
+         c.reserved_system_cpus.reset();
+         c.cpu_reserved_count = 64;
+       },
+       "cpuReservedCount: ", "cannot reserve 64 CPUs: this machine has 16 (CPUs 0-15)"},
       {"memory policy", [](config::Config& c) { c.memory_manager_policy = "static"; },
        "memoryManagerPolicy: ", "unknown policy: \"static\""},
       {"memory quantity", [](config::Config& c) { c.reserved_memory[0].limits["memory"] = "1Gx"; },
