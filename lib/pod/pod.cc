@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "lib/common/quote.h"
+
+#include "fmt/format.h"
+
 namespace topologyd::pod {
 namespace {
 
@@ -79,6 +83,36 @@ bool IsExtendedResourceName(std::string_view name) {
   if (IsNativeResourceName(name)) return false;
   if (name.substr(0, 9) == "requests.") return false;
   return true;
+}
+
+absl::Status ValidateResourceQuantity(std::string_view name, const Quantity& value) {
+  if (value.IsNegative()) {
+    return absl::InvalidArgumentError("must be greater than or equal to 0");
+  }
+  // apimachinery's test is MilliValue() % 1000 != 0, so a fraction that rounds up to a whole
+  // (0.9995) passes; we keep that, as refusing more would refuse pods the API server accepted.
+  // Tested on the nano part because our MilliValue() saturates above ~4.6e15.
+  const bool whole = value.nanos() == 0 || value.nanos() > 999'000'000;
+  if (IsExtendedResourceName(name) && !whole) {
+    return absl::InvalidArgumentError(fmt::format("must be an integer (got {})", value.ToString()));
+  }
+  if (IsHugePageResourceName(name)) {
+    // IsHugePageResourceValueDivisible: the size is the name's suffix, parsed as a quantity.
+    const std::string_view size = name.substr(kHugePagesPrefix.size());
+    auto page = Quantity::Parse(size);
+    if (!page.ok() || page->IsNegative() || page->IsZero() || page->MilliValue() % 1000 != 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("invalid hugepages page size {}", QuoteForMessage(size)));
+    }
+    if (value.Value() % page->Value() != 0) {
+      // `size` parsed, so it is printable; only its length is unbounded ("000...02Mi").
+      const std::string shown =
+          size.size() <= kMaxQuotedBytes ? std::string(size) : page->ToString();
+      return absl::InvalidArgumentError(
+          fmt::format("must be a multiple of {} (got {})", shown, value.ToString()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 void ApplyRequestDefaults(Pod& pod) {

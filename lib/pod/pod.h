@@ -23,6 +23,8 @@
 
 #include "lib/pod/quantity.h"
 
+#include "absl/status/status.h"
+
 namespace topologyd::pod {
 
 inline constexpr std::string_view kResourceCpu = "cpu";
@@ -65,6 +67,14 @@ bool IsNativeResourceName(std::string_view name);
 // A fully-qualified name outside kubernetes.io that is not native (devices and other
 // extended resources, e.g. `nvidia.com/gpu`, `intel.com/sriov_netdevice`).
 bool IsExtendedResourceName(std::string_view name);
+
+// The API server's checks of one request or limit value (ValidateResourceQuantityValue and the
+// hugepages rule of ValidateResourceRequirements), shared by the manifest parser and the gRPC
+// conversion: not negative; an extended resource a whole number (devices are not divisible);
+// `hugepages-<size>` a multiple of its page size, which must be a valid positive integer
+// quantity. INVALID_ARGUMENT with the reason only (e.g. "must be an integer (got 1500m)");
+// callers prefix the field path.
+absl::Status ValidateResourceQuantity(std::string_view name, const Quantity& value);
 
 // For every container (init and app): a resource present in limits but not in requests gets
 // the limit as its request, as the API server's defaulting does.

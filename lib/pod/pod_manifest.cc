@@ -1,11 +1,16 @@
 #include "lib/pod/pod_manifest.h"
 
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 
 #include "fmt/format.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace topologyd::pod {
@@ -63,7 +68,9 @@ absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, const std
     }
     auto q = Quantity::Parse(kv.second.Scalar());
     if (!q.ok()) return FieldError(field, std::string(q.status().message()));
-    if (q->IsNegative()) return FieldError(field, "must be greater than or equal to 0");
+    if (absl::Status s = ValidateResourceQuantity(name, *q); !s.ok()) {
+      return FieldError(field, std::string(s.message()));
+    }
     if (!list.emplace(name, *q).second) return FieldError(field, "duplicate resource");
   }
   return list;
@@ -105,9 +112,9 @@ absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::stri
   if (restart.IsDefined()) {
     TOPOLOGYD_ASSIGN_OR_RETURN(std::string policy, ScalarString(restart, path + ".restartPolicy"));
     if (policy != "Always" && policy != "Never" && policy != "OnFailure") {
-      return FieldError(
-          path + ".restartPolicy",
-          fmt::format("unsupported value \"{}\": expected Always, Never or OnFailure", policy));
+      return FieldError(path + ".restartPolicy",
+                        fmt::format("unsupported value {}: expected Always, Never or OnFailure",
+                                    QuoteForMessage(policy)));
     }
     c.restart_always = init && policy == "Always";
   }
@@ -152,7 +159,8 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
   YAML::Node kind = Child(root, "kind");
   if (kind.IsDefined()) {
     TOPOLOGYD_ASSIGN_OR_RETURN(std::string k, ScalarString(kind, "kind"));
-    if (k != "Pod") return FieldError("kind", fmt::format("expected Pod, got \"{}\"", k));
+    if (k != "Pod")
+      return FieldError("kind", fmt::format("expected Pod, got {}", QuoteForMessage(k)));
   }
   Pod pod;
   YAML::Node metadata = Child(root, "metadata");
@@ -202,8 +210,9 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
                           std::string_view key) -> absl::Status {
     for (size_t i = 0; i < list.size(); ++i) {
       if (!names.insert(list[i].name).second) {
-        return FieldError(fmt::format("spec.{}[{}].name", key, i),
-                          fmt::format("duplicate container name \"{}\"", list[i].name));
+        return FieldError(
+            fmt::format("spec.{}[{}].name", key, i),
+            fmt::format("duplicate container name {}", QuoteForMessage(list[i].name)));
       }
     }
     return absl::OkStatus();
@@ -213,12 +222,113 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
   return pod;
 }
 
+absl::Status LineError(const YAML::Mark& mark, std::string_view message) {
+  return absl::InvalidArgumentError(
+      fmt::format("line {}, column {}: {}", mark.line + 1, mark.column + 1, message));
+}
+
+// What YAML::Load hides: it keeps every entry of a mapping whose key repeats (Child() then reads
+// the first, annotations keep the last) and returns the first document only. Kubernetes' strict
+// decoding refuses duplicate fields, and a second Pod would be silently dropped, so both are
+// errors. Runs on the event stream: nothing is built and aliases are not expanded, so it is
+// linear in the text. JSON goes through here too (yaml-cpp reads it as YAML).
+class StructureChecker : public YAML::EventHandler {
+ public:
+  const absl::Status& status() const { return status_; }
+  // Where the current document's root node starts, and whether that root is null (an empty
+  // document, e.g. after a trailing "---").
+  const YAML::Mark& root_mark() const { return root_mark_; }
+  bool root_is_null() const { return root_is_null_; }
+
+  void OnDocumentStart(const YAML::Mark&) override { stack_.clear(); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    BeginNode(mark, nullptr, /*null=*/true);
+    EndNode();
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    BeginNode(mark, nullptr, /*null=*/false);
+    EndNode();
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    BeginNode(mark, &value, /*null=*/false);
+    EndNode();
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    BeginNode(mark, nullptr, /*null=*/false);
+    stack_.push_back(Frame{.is_map = false});
+  }
+  void OnSequenceEnd() override {
+    stack_.pop_back();
+    EndNode();
+  }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    BeginNode(mark, nullptr, /*null=*/false);
+    stack_.push_back(Frame{.is_map = true});
+  }
+  void OnMapEnd() override {
+    stack_.pop_back();
+    EndNode();
+  }
+
+ private:
+  struct Frame {
+    bool is_map = false;
+    bool at_key = true;               // maps alternate key, value
+    std::map<std::string, int> keys;  // scalar key -> 1-based line of its first occurrence
+  };
+
+  void BeginNode(const YAML::Mark& mark, const std::string* scalar, bool null) {
+    if (stack_.empty()) {
+      root_mark_ = mark;
+      root_is_null_ = null;
+      return;
+    }
+    Frame& top = stack_.back();
+    if (!top.is_map || !top.at_key || scalar == nullptr || !status_.ok()) return;
+    auto [it, inserted] = top.keys.emplace(*scalar, mark.line + 1);
+    if (!inserted) {
+      status_ = LineError(mark, fmt::format("duplicate key {} (first at line {})",
+                                            QuoteForMessage(*scalar), it->second));
+    }
+  }
+  void EndNode() {
+    if (!stack_.empty() && stack_.back().is_map) stack_.back().at_key = !stack_.back().at_key;
+  }
+
+  std::vector<Frame> stack_;
+  absl::Status status_;
+  YAML::Mark root_mark_;
+  bool root_is_null_ = false;
+};
+
+// Duplicate keys anywhere, and a non-empty document after the first. Throws what
+// YAML::Parser throws for malformed text.
+absl::Status CheckStructure(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  StructureChecker checker;
+  for (int document = 0; parser.HandleNextDocument(checker); ++document) {
+    TOPOLOGYD_RETURN_IF_ERROR(checker.status());
+    if (document > 0 && !checker.root_is_null()) {
+      return LineError(checker.root_mark(),
+                       "a second YAML document; a Pod manifest must hold exactly one Pod");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
   // yaml-cpp reports problems by exception; none may escape lib/.
   try {
-    const YAML::Node root = YAML::Load(std::string(text));
+    const std::string buffer(text);
+    TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer));
+    const YAML::Node root = YAML::Load(buffer);
     return ParseDocument(root);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(

@@ -6,14 +6,18 @@
 // as the API server does (pod.h ApplyRequestDefaults), so the result is what kubelet would see.
 //
 // The checks the API server would apply and kubelet relies on are enforced: containers
-// present and uniquely named, quantities valid and non-negative, a request not above its limit,
-// extended resources and hugepages with request == limit, restartPolicy one of Always / Never /
-// OnFailure (only Always makes an init container a sidecar). Pod-level `spec.resources` is
-// refused (kubelet's static managers skip such pods; topologyd does not model them).
+// present and uniquely named, quantities valid and passing ValidateResourceQuantity (pod.h: not
+// negative, extended resources whole numbers, hugepages a multiple of the page size), a request
+// not above its limit, extended resources and hugepages with request == limit, restartPolicy one
+// of Always / Never / OnFailure (only Always makes an init container a sidecar). Pod-level
+// `spec.resources` is refused (kubelet's static managers skip such pods; topologyd does not
+// model them). The text must hold one document (later empty ones, e.g. a trailing "---", are
+// fine) and no mapping may repeat a key, in YAML and in JSON alike.
 //
 // Errors are INVALID_ARGUMENT whose message starts with the field path, e.g.
 //   spec.containers[1].resources.limits.cpu: invalid quantity "abc": ...
-// or, for text that is not YAML/JSON, with "line L, column C:". metadata.uid may be absent
+// or, for text that is not YAML/JSON, a duplicate key or a second document, with
+// "line L, column C:". metadata.uid may be absent
 // (empty uid); callers that key state by uid must check it. namespace defaults to "default".
 //
 // Pure apart from yaml-cpp (no file or network access): callers read the file. Thread-safe.

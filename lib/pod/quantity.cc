@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "lib/common/quote.h"
+
 #include "fmt/format.h"
 
 namespace topologyd::pod {
@@ -133,8 +135,11 @@ void Double(std::string& digits) {
   if (carry != 0) digits.insert(digits.begin(), static_cast<char>('0' + carry));
 }
 
+// `text` is untrusted and unbounded (it may come straight from an RPC): quote it shortened and
+// escaped, so the message stays small enough for a gRPC status.
 absl::Status Invalid(std::string_view text, std::string_view reason) {
-  return absl::InvalidArgumentError(fmt::format("invalid quantity \"{}\": {}", text, reason));
+  return absl::InvalidArgumentError(
+      fmt::format("invalid quantity {}: {}", QuoteForMessage(text), reason));
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ class Quantity {
   //   Ki, Mi, Gi, Ti, Pi, Ei (binary SI) or e/E followed by a signed integer exponent.
   // Quirks kept on purpose: "1." and ".5" are valid, a missing number means 0 ("Gi" == 0).
   // INVALID_ARGUMENT `invalid quantity "<text>": <reason>` otherwise (empty, bad characters,
-  // unknown suffix, too large).
+  // unknown suffix, too large); <text> is escaped and cut to 64 bytes (lib/common/quote.h).
   static absl::StatusOr<Quantity> Parse(std::string_view text);
 
   // Rounded up (away from zero) to an integer / to thousandths, as kubelet's Value() and

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 
 #include "fmt/format.h"
@@ -75,27 +76,6 @@ bool IsSafeUid(std::string_view s) {
   return true;
 }
 
-// A value quoted for an error message; escapes what would make the message ambiguous or
-// unprintable, and shortens very long values.
-std::string Quoted(std::string_view s) {
-  constexpr size_t kMaxShown = 80;
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-  if (s.size() > kMaxShown) out += "...";
-  return out;
-}
-
 // Protobuf maps iterate in no particular order; sorting the keys makes the first error
 // reported (and so every message) deterministic.
 template <typename Map>
@@ -111,11 +91,13 @@ absl::StatusOr<pod::ResourceList> ResourcesFromProto(
     const google::protobuf::Map<std::string, std::string>& in, const std::string& path) {
   pod::ResourceList out;
   for (const std::string& name : SortedKeys(in)) {
-    const std::string field = fmt::format("{}[{}]", path, Quoted(name));
+    const std::string field = fmt::format("{}[{}]", path, QuoteForMessage(name));
     if (!IsQualifiedName(name)) return FieldError(field, "invalid resource name");
     auto q = pod::Quantity::Parse(in.at(name));
     if (!q.ok()) return FieldError(field, std::string(q.status().message()));
-    if (q->IsNegative()) return FieldError(field, "must be greater than or equal to 0");
+    if (absl::Status s = pod::ValidateResourceQuantity(name, *q); !s.ok()) {
+      return FieldError(field, std::string(s.message()));
+    }
     out.emplace(name, *q);
   }
   return out;
@@ -127,7 +109,7 @@ absl::Status ValidateRequestsAgainstLimits(const pod::Container& c, const std::s
   for (const auto& [name, limit] : c.limits) {
     auto request = c.requests.find(name);
     if (request == c.requests.end()) continue;
-    const std::string field = fmt::format("{}.requests[{}]", path, Quoted(name));
+    const std::string field = fmt::format("{}.requests[{}]", path, QuoteForMessage(name));
     const bool must_equal = pod::IsHugePageResourceName(name) || pod::IsExtendedResourceName(name);
     if (must_equal && request->second != limit) {
       return FieldError(field,
@@ -141,7 +123,7 @@ absl::Status ValidateRequestsAgainstLimits(const pod::Container& c, const std::s
   for (const auto& [name, request] : c.requests) {
     const bool must_equal = pod::IsHugePageResourceName(name) || pod::IsExtendedResourceName(name);
     if (must_equal && !c.limits.contains(name)) {
-      return FieldError(fmt::format("{}.requests[{}]", path, Quoted(name)),
+      return FieldError(fmt::format("{}.requests[{}]", path, QuoteForMessage(name)),
                         "a limit equal to the request is required for this resource");
     }
   }
@@ -156,14 +138,14 @@ absl::StatusOr<pod::Container> ContainerFromProto(const v1::Container& in, const
     return FieldError(path + ".name",
                       fmt::format("invalid container name {}: must be a DNS label "
                                   "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
-                                  Quoted(in.name())));
+                                  QuoteForMessage(in.name())));
   }
   c.name = in.name();
   const std::string& policy = in.restart_policy();
   if (!policy.empty() && policy != "Always" && policy != "Never" && policy != "OnFailure") {
-    return FieldError(
-        path + ".restart_policy",
-        fmt::format("unsupported value {}: expected Always, Never or OnFailure", Quoted(policy)));
+    return FieldError(path + ".restart_policy",
+                      fmt::format("unsupported value {}: expected Always, Never or OnFailure",
+                                  QuoteForMessage(policy)));
   }
   c.restart_always = init && policy == "Always";
   TOPOLOGYD_ASSIGN_OR_RETURN(c.requests, ResourcesFromProto(in.requests(), path + ".requests"));
@@ -180,7 +162,8 @@ absl::StatusOr<std::vector<pod::Container>> ContainersFromProto(
     const std::string path = fmt::format("pod.{}[{}]", key, i);
     TOPOLOGYD_ASSIGN_OR_RETURN(pod::Container c, ContainerFromProto(in.Get(i), path, init));
     if (!names.insert(c.name).second) {
-      return FieldError(path + ".name", fmt::format("duplicate container name {}", Quoted(c.name)));
+      return FieldError(path + ".name",
+                        fmt::format("duplicate container name {}", QuoteForMessage(c.name)));
     }
     out.push_back(std::move(c));
   }
@@ -215,7 +198,7 @@ absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
   if (in.uid().empty()) return FieldError("pod.uid", "required");
   if (!IsSafeUid(in.uid())) {
     return FieldError("pod.uid", fmt::format("invalid uid {}: expected 1 to 64 of [A-Za-z0-9-]",
-                                             Quoted(in.uid())));
+                                             QuoteForMessage(in.uid())));
   }
   out.uid = in.uid();
   if (in.name().empty()) return FieldError("pod.name", "required");
@@ -223,7 +206,7 @@ absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
     return FieldError("pod.name",
                       fmt::format("invalid pod name {}: must be a DNS subdomain (lower-case "
                                   "alphanumerics, '-' and '.', at most 253 characters)",
-                                  Quoted(in.name())));
+                                  QuoteForMessage(in.name())));
   }
   out.name = in.name();
   out.namespace_name = in.namespace_().empty() ? "default" : in.namespace_();
@@ -231,11 +214,11 @@ absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
     return FieldError("pod.namespace",
                       fmt::format("invalid namespace {}: must be a DNS label "
                                   "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
-                                  Quoted(out.namespace_name)));
+                                  QuoteForMessage(out.namespace_name)));
   }
   for (const std::string& key : SortedKeys(in.annotations())) {
     if (!IsQualifiedName(key)) {
-      return FieldError(fmt::format("pod.annotations[{}]", Quoted(key)),
+      return FieldError(fmt::format("pod.annotations[{}]", QuoteForMessage(key)),
                         "invalid annotation key: must be a qualified name ([prefix/]name)");
     }
     out.annotations.emplace(key, in.annotations().at(key));

@@ -10,9 +10,10 @@
 //   - containers: at least one app container; every name a DNS label
 //     ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters), unique across init and app
 //     containers; restart_policy empty, "Always", "Never" or "OnFailure";
-//   - resources: names are qualified names, quantities parse (lib/pod/quantity.h) and are
-//     not negative, a request is not above its limit, hugepages and extended resources have
-//     request == limit.
+//   - resources: names are qualified names, quantities parse (lib/pod/quantity.h) and pass
+//     pod::ValidateResourceQuantity (not negative, extended resources whole numbers, hugepages
+//     a multiple of the page size), a request is not above its limit, hugepages and extended
+//     resources have request == limit.
 // Missing requests are then defaulted from limits (pod::ApplyRequestDefaults), as the API
 // server does, so the result is what kubelet would see.
 //
@@ -20,6 +21,8 @@
 //   pod.uid: required
 //   pod.containers[1].requests["cpu"]: invalid quantity "x": ...
 //   pod.init_containers[0].name: duplicate container name "setup"
+// Values from the request are quoted with QuoteForMessage (lib/common/quote.h): escaped and
+// shortened, so a huge field cannot push the reply past the gRPC metadata limit.
 //
 // PodToProto() writes quantities with Quantity::ToString(), which parses back to the same
 // value, and restart_policy "Always" for sidecar init containers only; so for any pod that

@@ -79,6 +79,97 @@ TEST(PodManifestTest, BadQuantityNamesTheField) {
               StartsWith("spec.containers[1].resources.limits.cpu: invalid quantity \"abc\""));
 }
 
+// A one-container manifest whose limits are `limits` (a YAML flow map body).
+std::string WithLimits(const std::string& limits) {
+  return "metadata: {name: p}\nspec: {containers: [{name: a, resources: {limits: {" + limits +
+         "}}}]}\n";
+}
+
+void ExpectInvalid(const std::string& text, const std::string& prefix) {
+  auto pod = ParsePodManifest(text);
+  ASSERT_FALSE(pod.ok()) << text;
+  EXPECT_EQ(pod.status().code(), absl::StatusCode::kInvalidArgument) << text;
+  EXPECT_THAT(std::string(pod.status().message()), StartsWith(prefix)) << text;
+}
+
+TEST(PodManifestTest, ExtendedResourcesMustBeIntegers) {
+  ExpectInvalid(WithLimits("nvidia.com/gpu: 1500m"),
+                "spec.containers[0].resources.limits.nvidia.com/gpu: must be an integer (got "
+                "1500m)");
+  ExpectInvalid(
+      "metadata: {name: p}\nspec: {containers: [{name: a}, {name: b, resources: "
+      "{requests: {nec.com/ve: 0.5}, limits: {nec.com/ve: 0.5}}}]}\n",
+      "spec.containers[1].resources.requests.nec.com/ve: must be an integer");
+  // Native resources may be fractional; whole extended quantities in any spelling are fine.
+  for (const char* ok : {"nvidia.com/gpu: 2", "nvidia.com/gpu: 2000m", "nvidia.com/gpu: 0",
+                         "cpu: 1500m", "example.com/foo: 1k"}) {
+    auto pod = ParsePodManifest(WithLimits(ok));
+    EXPECT_TRUE(pod.ok()) << ok << ": " << pod.status();
+  }
+}
+
+TEST(PodManifestTest, HugePagesMustBeMultiplesOfThePageSize) {
+  ExpectInvalid(WithLimits("hugepages-2Mi: 3Mi"),
+                "spec.containers[0].resources.limits.hugepages-2Mi: must be a multiple of 2Mi");
+  ExpectInvalid(WithLimits("hugepages-1Gi: 1.5Gi"),
+                "spec.containers[0].resources.limits.hugepages-1Gi: must be a multiple of 1Gi");
+  ExpectInvalid(WithLimits("hugepages-64Ki: 100Ki"),
+                "spec.containers[0].resources.limits.hugepages-64Ki: must be a multiple of 64Ki");
+  ExpectInvalid(WithLimits("hugepages-2Mx: 2Mi"),
+                "spec.containers[0].resources.limits.hugepages-2Mx: invalid hugepages page size");
+  ExpectInvalid(WithLimits("hugepages-0: 0"),
+                "spec.containers[0].resources.limits.hugepages-0: invalid hugepages page size");
+  for (const char* ok :
+       {"hugepages-2Mi: 4Mi", "hugepages-2Mi: 0", "hugepages-1Gi: 2Gi", "hugepages-2Mi: 4194304"}) {
+    auto pod = ParsePodManifest(WithLimits(ok));
+    EXPECT_TRUE(pod.ok()) << ok << ": " << pod.status();
+  }
+}
+
+TEST(PodManifestTest, RejectsDuplicateKeysWithTheirLine) {
+  ExpectInvalid("metadata:\n  name: p\n  name: q\nspec: {containers: [{name: a}]}\n",
+                "line 3, column 3: duplicate key \"name\" (first at line 2)");
+  ExpectInvalid(
+      "metadata: {name: p}\nspec:\n  containers:\n  - name: a\n    resources:\n"
+      "      limits: {cpu: 1, \"cpu\": 2}\n",
+      "line 6, column 24: duplicate key \"cpu\" (first at line 6)");
+  ExpectInvalid("metadata: {name: p}\nspec: {containers: [{name: a}]}\nmetadata: {name: q}\n",
+                "line 3, column 1: duplicate key \"metadata\" (first at line 1)");
+  // JSON is read by the same parser, so the same rule holds.
+  ExpectInvalid(
+      "{\"metadata\": {\"name\": \"p\"},\n \"spec\": {\"containers\": [{\"name\": "
+      "\"a\"}]},\n \"metadata\": {\"name\": \"q\"}}\n",
+      "line 3, column 2: duplicate key \"metadata\" (first at line 1)");
+  // The same key in different maps, or as a value, is not a duplicate.
+  auto pod = ParsePodManifest(
+      "metadata: {name: name, annotations: {name: x}}\nspec: {containers: [{name: a}, "
+      "{name: b}]}\n");
+  EXPECT_TRUE(pod.ok()) << pod.status();
+}
+
+TEST(PodManifestTest, RejectsASecondDocument) {
+  const std::string pod = "metadata: {name: p}\nspec: {containers: [{name: a}]}\n";
+  ExpectInvalid(pod + "---\n" + pod, "line 4, column 1: a second YAML document");
+  ExpectInvalid(pod + "---\n- x\n", "line 4, column 1: a second YAML document");
+  // A leading "---" and empty trailing documents are common in hand-written manifests.
+  for (const std::string& ok : {"---\n" + pod, pod + "---\n", pod + "---\n---\n"}) {
+    auto parsed = ParsePodManifest(ok);
+    EXPECT_TRUE(parsed.ok()) << ok << ": " << parsed.status();
+  }
+}
+
+TEST(PodManifestTest, ErrorMessagesShortenAndEscapeValues) {
+  auto pod = ParsePodManifest(WithLimits("cpu: \"" + std::string(100'000, '7') + "x\""));
+  ASSERT_FALSE(pod.ok());
+  const std::string message(pod.status().message());
+  EXPECT_LT(message.size(), 300U) << message.substr(0, 300);
+  EXPECT_THAT(message, HasSubstr("...(100001 bytes)"));
+  ExpectInvalid(
+      "metadata: {name: p}\nspec: {initContainers: [{name: i, restartPolicy: "
+      "\"a\\nb\"}], containers: [{name: a}]}\n",
+      "spec.initContainers[0].restartPolicy: unsupported value \"a\\x0ab\"");
+}
+
 TEST(PodManifestTest, RejectsInvalidManifests) {
   struct Case {
     const char* yaml;

@@ -132,6 +132,36 @@ TEST(ResourceNameTest, Classifies) {
   EXPECT_FALSE(IsExtendedResourceName("memory"));
 }
 
+TEST(ResourceQuantityTest, AppliesTheApiServerRules) {
+  auto reason = [](std::string_view name, const char* value) {
+    return std::string(ValidateResourceQuantity(name, Q(value)).message());
+  };
+  EXPECT_TRUE(ValidateResourceQuantity("cpu", Q("1500m")).ok());
+  EXPECT_TRUE(ValidateResourceQuantity("memory", Q("0.5")).ok());
+  EXPECT_EQ(reason("memory", "-1"), "must be greater than or equal to 0");
+  // Extended resources: whole numbers only (apimachinery's MilliValue() % 1000 test).
+  EXPECT_TRUE(ValidateResourceQuantity("nvidia.com/gpu", Q("2")).ok());
+  EXPECT_TRUE(ValidateResourceQuantity("nvidia.com/gpu", Q("3000m")).ok());
+  EXPECT_EQ(ValidateResourceQuantity("nvidia.com/gpu", Q("1500m")).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(reason("nvidia.com/gpu", "1500m"), "must be an integer (got 1500m)");
+  EXPECT_EQ(reason("nec.com/ve", "1.001"), "must be an integer (got 1001m)");
+  EXPECT_TRUE(ValidateResourceQuantity("kubernetes.io/foo", Q("0.5")).ok());  // native
+  EXPECT_TRUE(ValidateResourceQuantity("nvidia.com/gpu", Q("5e15")).ok());  // MilliValue saturates
+  EXPECT_TRUE(ValidateResourceQuantity("nvidia.com/gpu", Q("0.9995")).ok());  // rounds up to 1000m
+  EXPECT_EQ(reason("nvidia.com/gpu", "0.999"), "must be an integer (got 999m)");
+  // Hugepages: a multiple of the size in the name.
+  EXPECT_TRUE(ValidateResourceQuantity("hugepages-2Mi", Q("6Mi")).ok());
+  EXPECT_TRUE(ValidateResourceQuantity("hugepages-2Mi", Q("0")).ok());
+  EXPECT_TRUE(ValidateResourceQuantity("hugepages-1G", Q("3G")).ok());
+  EXPECT_EQ(reason("hugepages-2Mi", "3Mi"), "must be a multiple of 2Mi (got 3145728)");
+  EXPECT_EQ(reason("hugepages-1Gi", "1.5Gi"), "must be a multiple of 1Gi (got 1610612736)");
+  EXPECT_EQ(reason("hugepages-1G", "1Gi"), "must be a multiple of 1G (got 1073741824)");
+  for (const char* bad : {"hugepages-x", "hugepages-0", "hugepages-1500m", "hugepages--2Mi"}) {
+    EXPECT_EQ(reason(bad, "2Mi").rfind("invalid hugepages page size", 0), 0U) << bad;
+  }
+}
+
 TEST(ContainerLookupTest, FindsInitThenApp) {
   Pod pod = P({C("a", {}, {})}, {C("i", {}, {}), C("s", {}, {}, true)});
   ASSERT_NE(FindContainer(pod, "a"), nullptr);

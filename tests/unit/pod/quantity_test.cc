@@ -142,5 +142,20 @@ TEST(QuantityTest, RejectsMalformedQuantitiesNamingTheText) {
   }
 }
 
+TEST(QuantityTest, MessagesShortenAndEscapeTheText) {
+  // The text may come from an RPC: a huge one must not make a huge message (gRPC metadata).
+  auto q = Quantity::Parse(std::string(100'000, '1') + "x");
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(q.status().message());
+  EXPECT_LT(message.size(), 250U) << message.substr(0, 300);
+  EXPECT_THAT(message, HasSubstr("invalid quantity \"" + std::string(64, '1') +
+                                 "\"...(100001 bytes): quantities must match"));
+  q = Quantity::Parse(std::string("1\0\n\"\\", 5));
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(std::string(q.status().message()),
+              HasSubstr("invalid quantity \"1\\x00\\x0a\\\"\\\\\": "));
+}
+
 }  // namespace
 }  // namespace topologyd::pod

@@ -292,6 +292,52 @@ TEST(PodProtoTest, ExtendedResourcesAndHugePagesNeedRequestEqualToLimit) {
   EXPECT_EQ(p->containers[0].requests.at("nvidia.com/gpu"), Q("2"));
 }
 
+TEST(PodProtoTest, ExtendedResourcesMustBeIntegers) {
+  v1::Pod in = ValidPod();
+  (*in.mutable_containers(0)->mutable_limits())["nvidia.com/gpu"] = "1500m";
+  ExpectInvalid(in, "pod.containers[0].limits[\"nvidia.com/gpu\"]: must be an integer (got 1500m)");
+  in = ValidPod();
+  (*in.mutable_init_containers(0)->mutable_requests())["nec.com/ve"] = "0.5";
+  (*in.mutable_init_containers(0)->mutable_limits())["nec.com/ve"] = "0.5";
+  ExpectInvalid(in, "pod.init_containers[0].requests[\"nec.com/ve\"]: must be an integer");
+  in = ValidPod();
+  (*in.mutable_containers(0)->mutable_limits())["nvidia.com/gpu"] = "2000m";
+  auto p = PodFromProto(in);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->containers[0].requests.at("nvidia.com/gpu").Value(), 2);
+}
+
+TEST(PodProtoTest, HugePagesMustBeMultiplesOfThePageSize) {
+  v1::Pod in = ValidPod();
+  (*in.mutable_containers(0)->mutable_limits())["hugepages-2Mi"] = "3Mi";
+  ExpectInvalid(in, "pod.containers[0].limits[\"hugepages-2Mi\"]: must be a multiple of 2Mi");
+  in = ValidPod();
+  (*in.mutable_containers(0)->mutable_limits())["hugepages-1Gi"] = "1536Mi";
+  ExpectInvalid(in, "pod.containers[0].limits[\"hugepages-1Gi\"]: must be a multiple of 1Gi");
+  in = ValidPod();
+  (*in.mutable_containers(0)->mutable_limits())["hugepages-huge"] = "2Mi";
+  ExpectInvalid(in, "pod.containers[0].limits[\"hugepages-huge\"]: invalid hugepages page size");
+  in = ValidPod();
+  (*in.mutable_containers(0)->mutable_limits())["hugepages-2Mi"] = "4Mi";
+  auto p = PodFromProto(in);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->containers[0].requests.at("hugepages-2Mi"), Q("4Mi"));
+}
+
+TEST(PodProtoTest, HugeBadQuantityKeepsTheMessageSmall) {
+  // The message goes into grpc-message metadata: echoing 100 KB would make the reply fail
+  // with RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT.
+  v1::Pod in = ValidPod();
+  (*in.mutable_containers(0)->mutable_requests())["cpu"] =
+      std::string(100'000, '9') + std::string("\n\0", 2);
+  ExpectInvalid(in, "pod.containers[0].requests[\"cpu\"]: invalid quantity \"999");
+  const std::string message(PodFromProto(in).status().message());
+  EXPECT_LT(message.size(), 300U);
+  EXPECT_THAT(message, HasSubstr("\"...(100002 bytes): "));
+  (*in.mutable_containers(0)->mutable_requests())["cpu"] = std::string("1\n\0", 3);
+  ExpectInvalid(in, "pod.containers[0].requests[\"cpu\"]: invalid quantity \"1\\x0a\\x00\"");
+}
+
 TEST(PodProtoTest, ErrorMessagesEscapeValues) {
   v1::Pod in = ValidPod();
   in.set_uid("a\"b\n");
