@@ -8,6 +8,7 @@
 #include "lib/cgroup/naming.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
+#include "lib/engine/bindings.h"
 
 #include "fmt/format.h"
 
@@ -33,12 +34,6 @@ absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
   std::future<absl::StatusOr<T>> ready = result.get_future();
   start([&result](absl::StatusOr<T> r) { result.set_value(std::move(r)); });
   return ready.get();
-}
-
-// Whether one cgroup path is the other or contains it.
-bool NestedPaths(std::string_view a, std::string_view b) {
-  if (a.size() > b.size()) std::swap(a, b);
-  return b.starts_with(a) && (a.size() == b.size() || b[a.size()] == '/');
 }
 
 // Containers of `pod` that `record` no longer holds: released one by one (by a caller, or by
@@ -84,6 +79,12 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
   auto shared_policy = std::make_shared<const admission::NodePolicy>(*std::move(policy));
   state::State records = loaded.value_or(state::State{});
   admission::AllocationState allocation = shared_policy->empty_state;
+  if (absl::Status bindings = ValidateBindings(records); !bindings.ok()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: {}. The file passed its checksum, so it was written or edited this way; restore an "
+        "earlier copy, or correct or remove the entry and start again",
+        store.path(), bindings.message()));
+  }
   if (loaded) {
     absl::StatusOr<admission::AllocationState> restored =
         admission::RestoreAllocationState(*shared_policy, records);

@@ -7,12 +7,14 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <vector>
 
+#include "lib/state/file_store.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
 
@@ -483,6 +485,55 @@ TEST_F(EngineTest, CorruptCheckpointStopsStartUp) {
   auto engine = StartEngine();
   ASSERT_FALSE(engine.ok());
   EXPECT_EQ(engine.status().code(), absl::StatusCode::kDataLoss);
+}
+
+// A state file passes its checksum yet holds bindings Allocate would refuse (it was edited,
+// or written by hand): start-up stops before any cgroup is touched.
+TEST_F(EngineTest, StartUpRefusesBindingsAllocateWouldRefuse) {
+  struct Case {
+    const char* name;
+    std::function<void(state::State&)> edit;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {"escaping path", [](state::State& s) { s.pods["a"].containers[0].cgroup = "../../x"; },
+       "pod a container app: cgroup: "},
+      {"nested cgroups",
+       [](state::State& s) {
+         s.pods["a"].containers[0].cgroup = "kubepods/pa";
+         s.pods["b"].containers[0].cgroup = "kubepods/pa/c";
+       },
+       "inside the cgroup kubepods/pa of pod a container app"},
+      {"shared container id",
+       [](state::State& s) {
+         s.pods["a"].containers[0].container_id = "c1";
+         s.pods["b"].containers[0].container_id = "c1";
+       },
+       "bound to the same container id c1"},
+      {"odd uid",
+       [](state::State& s) {
+         s.pods["../x"] = s.pods["a"];
+         s.pods["../x"].uid = "../x";
+       },
+       "pod uid \"../x\" is not 1 to 64 of [A-Za-z0-9-]"},
+  };
+  for (const Case& c : cases) {
+    std::filesystem::remove_all(config_.state_dir);
+    state::State written;
+    written.generation = 3;
+    for (const char* uid : {"a", "b"}) {
+      written.pods[uid] =
+          state::PodRecord{.uid = uid, .containers = {state::ContainerRecord{.name = "app"}}};
+    }
+    c.edit(written);
+    auto store = state::CheckpointStore::Open(&posix_, config_.state_dir);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(store->Save(written).ok());
+    auto engine = StartEngine();
+    ASSERT_FALSE(engine.ok()) << c.name;
+    EXPECT_EQ(engine.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
+    EXPECT_THAT(std::string(engine.status().message()), HasSubstr(c.expect)) << c.name;
+  }
 }
 
 TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {

@@ -1,0 +1,78 @@
+#include "lib/engine/bindings.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "lib/cgroup/naming.h"
+#include "lib/common/absl_fmt.h"
+#include "lib/common/quote.h"
+
+#include "fmt/format.h"
+
+namespace topologyd::engine {
+namespace {
+
+constexpr size_t kMaxUidLength = 64;
+
+bool IsApiUid(std::string_view uid) {
+  return !uid.empty() && uid.size() <= kMaxUidLength &&
+         std::all_of(uid.begin(), uid.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-';
+         });
+}
+
+}  // namespace
+
+bool NestedPaths(std::string_view a, std::string_view b) {
+  return a == b || cgroup::IsCgroupAncestor(a, b) || cgroup::IsCgroupAncestor(b, a);
+}
+
+absl::Status ValidateBindings(const state::State& state) {
+  // Every binding seen so far: cgroup path or container id -> "pod U container C".
+  std::map<std::string, std::string> cgroups;
+  std::map<std::string, std::string> ids;
+  for (const auto& [uid, pod] : state.pods) {
+    if (!IsApiUid(uid)) {
+      return absl::FailedPreconditionError(
+          fmt::format("pod uid {} is not 1 to 64 of [A-Za-z0-9-]", QuoteForMessage(uid)));
+    }
+    for (const state::ContainerRecord& c : pod.containers) {
+      const std::string who =
+          fmt::format("pod {} container {}", uid, cgroup::EscapeForMessage(c.name));
+      if (!c.container_id.empty()) {
+        if (absl::Status s = cgroup::ValidateContainerId(c.container_id); !s.ok()) {
+          return absl::FailedPreconditionError(fmt::format("{}: {}", who, s.message()));
+        }
+        if (auto [it, fresh] = ids.emplace(c.container_id, who); !fresh) {
+          return absl::FailedPreconditionError(fmt::format(
+              "{} and {} are bound to the same container id {}", it->second, who, c.container_id));
+        }
+      }
+      if (c.cgroup.empty()) continue;
+      if (absl::Status s = cgroup::ValidateRelativeCgroupPath(c.cgroup); !s.ok()) {
+        return absl::FailedPreconditionError(fmt::format("{}: cgroup: {}", who, s.message()));
+      }
+      if (auto [it, fresh] = cgroups.emplace(c.cgroup, who); !fresh) {
+        return absl::FailedPreconditionError(
+            fmt::format("{} and {} are bound to the same cgroup {}", it->second, who, c.cgroup));
+      }
+    }
+  }
+  // Nested: some proper ancestor of a bound path is bound too (depth x log n per path).
+  for (const auto& [path, who] : cgroups) {
+    for (size_t slash = path.find('/'); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+      if (auto above = cgroups.find(path.substr(0, slash)); above != cgroups.end()) {
+        return absl::FailedPreconditionError(
+            fmt::format("{} is bound to cgroup {}, inside the cgroup {} of {}", who, path,
+                        above->first, above->second));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace topologyd::engine
