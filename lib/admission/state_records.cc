@@ -6,6 +6,7 @@
 
 #include "lib/common/absl_fmt.h"
 #include "lib/memory/memory_policy.h"
+#include "lib/state/kubelet_device_advice.h"
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -95,10 +96,17 @@ absl::Status RestoreDevices(const NodePolicy& node, const state::State& records,
         }
         for (const std::string& id : ids) {
           if (pool->Find(id) == nullptr) {
+            // Ids imported from kubelet are its device plugin's (GPU UUIDs, ...), while a `pci`
+            // pool names devices by bus id: that needs another pool, not another device.
+            const bool foreign = !state::kubelet::IsPciBusId(id);
             return Conflict(
                 pod, c,
                 fmt::format("holds {} device {}, which is no longer in the pool", resource, id),
-                "restore the device or the pool's match");
+                foreign ? "if the id is a device plugin's (kept from a kubelet import), declare "
+                          "the pool with `devices: [{id, numaNode}]` listing those ids (`topoctl "
+                          "state import-kubelet` prints the entry); otherwise restore the device "
+                          "or the pool's match"
+                        : "restore the device or the pool's match");
           }
           auto [it, inserted] = owner.emplace(std::make_pair(resource, id), uid);
           if (!inserted && it->second != uid) {

@@ -64,6 +64,14 @@ absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
             "cpuset \"{}\"",
             uid, name, text, cp.default_cpu_set));
       }
+      // kubelet's validateState refuses this too: with nothing shared, its shared pool was
+      // lost, not handed out.
+      if (shared->IsEmpty() && cp.policy_name != "none") {
+        return absl::FailedPreconditionError(fmt::format(
+            R"(cpu_manager_state: default cpuset cannot be empty while pod {} container "{}" )"
+            R"(holds CPUs "{}" (kubelet refuses to start on this file as well))",
+            uid, name, text));
+      }
       ContainerRecord& c = Container(state, uid, name);
       c.cpus = *std::move(cpus);
       c.exclusive = true;

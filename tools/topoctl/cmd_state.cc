@@ -10,6 +10,7 @@
 #include "lib/common/status_macros.h"
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/file_system.h"
+#include "lib/state/kubelet_device_advice.h"
 #include "lib/state/kubelet_import.h"
 #include "tools/topoctl/command.h"
 
@@ -38,7 +39,7 @@ absl::StatusOr<std::string> ReadInput(st::FileSystem& fs, const std::string& pat
   return bytes;
 }
 
-absl::StatusOr<st::State> Import(st::FileSystem& fs, const ImportOptions& o) {
+absl::StatusOr<st::State> Import(st::FileSystem& fs, const ImportOptions& o, std::string* advice) {
   TOPOLOGYD_ASSIGN_OR_RETURN(std::string cpu_bytes, ReadInput(fs, o.cpu_state));
   TOPOLOGYD_ASSIGN_OR_RETURN(kubelet::CpuCheckpoint cpu,
                              kubelet::ParseCpuCheckpoint(cpu_bytes, o.cpu_state));
@@ -56,6 +57,7 @@ absl::StatusOr<st::State> Import(st::FileSystem& fs, const ImportOptions& o) {
       st::State state,
       kubelet::ImportKubeletState(cpu, memory ? &*memory : nullptr, devices ? &*devices : nullptr));
   state.generation = 1;  // a saved state; the daemon continues counting from here
+  if (devices) *advice = kubelet::DevicePoolAdvice(*devices);
   return state;
 }
 
@@ -91,7 +93,8 @@ std::string Summary(const st::State& state) {
 
 int RunImport(const ImportOptions& o) {
   st::PosixFileSystem fs;
-  absl::StatusOr<st::State> state = Import(fs, o);
+  std::string advice;
+  absl::StatusOr<st::State> state = Import(fs, o, &advice);
   if (!state.ok()) {
     std::cerr << "topoctl state import-kubelet: " << state.status().message() << "\n";
     return kExitRefused;
@@ -112,7 +115,8 @@ int RunImport(const ImportOptions& o) {
     std::cerr << "topoctl state import-kubelet: " << s.message() << "\n";
     return kExitRefused;
   }
-  std::cerr << Summary(*state) << (o.out.empty() ? "" : fmt::format("; wrote {}", o.out)) << "\n";
+  std::cerr << Summary(*state) << (o.out.empty() ? "" : fmt::format("; wrote {}", o.out)) << "\n"
+            << advice;
   return kExitOk;
 }
 

@@ -12,6 +12,7 @@ namespace {
 
 using namespace ::topologyd::admission::testing;  // NOLINT
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The parts of a state a restart must reproduce (kubelet forgets reuse bookkeeping too).
 AllocationState Durable(AllocationState s) {
@@ -99,6 +100,13 @@ TEST_F(StateRecordsTest, MissingDeviceAndPoolAreConflicts) {
   ASSERT_FALSE(restored.ok());
   EXPECT_THAT(std::string(restored.status().message()),
               HasSubstr("device 0000:99:00.0, which is no longer in the pool"));
+  EXPECT_THAT(std::string(restored.status().message()), Not(HasSubstr("device plugin's")));
+  // A device plugin's id (a kubelet import) against a pool of bus ids: say which pool to declare.
+  records.pods.at("p1").containers[0].devices["nvidia.com/gpu"] = {"GPU-4f1c"};
+  restored = RestoreAllocationState(node_, records);
+  ASSERT_FALSE(restored.ok());
+  EXPECT_THAT(std::string(restored.status().message()),
+              HasSubstr("declare the pool with `devices: [{id, numaNode}]`"));
   config::Config config = BaseConfig("best-effort");
   config.devices.clear();
   restored = RestoreAllocationState(Node(config, machine_), records_);

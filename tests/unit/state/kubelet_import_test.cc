@@ -3,6 +3,7 @@
 #include <string>
 
 #include "lib/state/kubelet_checksum.h"
+#include "lib/state/kubelet_device_advice.h"
 #include "tests/unit/state/test_util.h"
 
 #include "gtest/gtest.h"
@@ -166,6 +167,9 @@ TEST(KubeletCpuTest, ImportErrors) {
               R"({"policyName":"static","defaultCpuSet":"0-2","entries":{"p":{"c":"2-3"}},"checksum":0})",
               "overlaps with the default cpuset"},
           Case{
+              R"({"policyName":"static","defaultCpuSet":"","entries":{"p":{"c":"2-3"}},"checksum":0})",
+              "default cpuset cannot be empty"},
+          Case{
               R"({"policyName":"static","defaultCpuSet":"0","entries":{"p":{"c":"2-3"},"q":{"d":"3"}},"checksum":0})",
               "CPUs 3 are held exclusively by both"},
       }) {
@@ -312,6 +316,51 @@ TEST(KubeletDeviceTest, FixtureVerifiesAndImports) {
   EXPECT_EQ(app->devices.at("nvidia.com/gpu"), (std::vector<std::string>{"GPU-a", "GPU-b"}));
   EXPECT_FALSE(app->exclusive);
   EXPECT_EQ(s->pods.at("pod-uid-1").qos, "");  // devices alone say nothing of QoS
+}
+
+TEST(KubeletDeviceTest, IsPciBusId) {
+  EXPECT_TRUE(IsPciBusId("0000:3b:00.0"));
+  EXPECT_TRUE(IsPciBusId("0000:AF:1f.7"));
+  for (const char* id : {"GPU-4f1c", "0000:3b:00.8", "3b:00.0", "0000:3b:00.00", "0000-3b:00.0",
+                         "0000:3g:00.0", ""}) {
+    EXPECT_FALSE(IsPciBusId(id)) << id;
+  }
+}
+
+// A plugin that names devices by UUID: the import says how to declare the pool, with the NUMA
+// nodes kubelet recorded; resources named by bus id need nothing.
+TEST(KubeletDeviceTest, AdviceForIdsThatAreNotBusIds) {
+  DeviceCheckpoint cp;
+  cp.pod_device_entries.emplace();
+  PodDevicesEntry gpu{.pod_uid = "p", .container_name = "c", .resource_name = "nvidia.com/gpu"};
+  gpu.device_ids.emplace();
+  (*gpu.device_ids)[0] = std::vector<std::string>{"GPU-a"};
+  (*gpu.device_ids)[1] = std::vector<std::string>{"GPU-b"};
+  cp.pod_device_entries->push_back(gpu);
+  PodDevicesEntry nic{.pod_uid = "p", .container_name = "c", .resource_name = "example.com/nic"};
+  nic.device_ids.emplace();
+  (*nic.device_ids)[0] = std::vector<std::string>{"0000:3b:00.0"};
+  cp.pod_device_entries->push_back(nic);
+  cp.registered_devices.emplace();
+  (*cp.registered_devices)["nvidia.com/gpu"] = std::vector<std::string>{"GPU-a", "GPU-b", "GPU-c"};
+  (*cp.registered_devices)["example.com/nic"] =
+      std::vector<std::string>{"0000:3b:00.0", "0000:3b:00.1"};
+
+  const std::string advice = DevicePoolAdvice(cp);
+  EXPECT_NE(advice.find("note: nvidia.com/gpu: kubelet's device plugin names 3 of its devices"),
+            std::string::npos)
+      << advice;
+  EXPECT_NE(advice.find("  - resourceName: \"nvidia.com/gpu\"\n    devices:\n"
+                        "      - {id: \"GPU-a\", numaNode: 0}\n"
+                        "      - {id: \"GPU-b\", numaNode: 1}\n"
+                        "      - {id: \"GPU-c\"}\n"),
+            std::string::npos)
+      << advice;
+  EXPECT_EQ(advice.find("example.com/nic"), std::string::npos) << advice;
+
+  cp.pod_device_entries->erase(cp.pod_device_entries->begin());
+  cp.registered_devices->erase("nvidia.com/gpu");
+  EXPECT_EQ(DevicePoolAdvice(cp), "");
 }
 
 TEST(KubeletDeviceTest, Errors) {
