@@ -9,6 +9,7 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
+#include "lib/pod/names.h"
 
 #include "fmt/format.h"
 
@@ -18,54 +19,13 @@ namespace {
 namespace v1 = ::topologyd::v1;
 
 constexpr size_t kMaxUidLength = 64;
-constexpr size_t kMaxLabelLength = 63;
-constexpr size_t kMaxSubdomainLength = 253;
 
 absl::Status FieldError(std::string_view path, std::string_view message) {
   return absl::InvalidArgumentError(fmt::format("{}: {}", path, message));
 }
 
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?, 1..63 characters.
-bool IsDnsLabel(std::string_view s) {
-  if (s.empty() || s.size() > kMaxLabelLength) return false;
-  if (!IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsLowerAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
-// Dot-separated DNS labels, at most 253 characters in all.
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > kMaxSubdomainLength) return false;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string_view label =
-        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (!IsDnsLabel(label)) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// Kubernetes qualified name: [DNS subdomain "/"] name, where name is
-// [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])? of at most 63 characters.
-bool IsQualifiedName(std::string_view s) {
-  std::string_view name = s;
-  if (const size_t slash = s.find('/'); slash != std::string_view::npos) {
-    if (!IsDnsSubdomain(s.substr(0, slash))) return false;
-    name = s.substr(slash + 1);
-  }
-  if (name.empty() || name.size() > kMaxLabelLength) return false;
-  if (!IsAlnum(name.front()) || !IsAlnum(name.back())) return false;
-  for (char c : name) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
 }
 
 bool IsSafeUid(std::string_view s) {
@@ -92,7 +52,7 @@ absl::StatusOr<pod::ResourceList> ResourcesFromProto(
   pod::ResourceList out;
   for (const std::string& name : SortedKeys(in)) {
     const std::string field = fmt::format("{}[{}]", path, QuoteForMessage(name));
-    if (!IsQualifiedName(name)) return FieldError(field, "invalid resource name");
+    if (!pod::IsQualifiedName(name)) return FieldError(field, "invalid resource name");
     auto q = pod::Quantity::Parse(in.at(name));
     if (!q.ok()) return FieldError(field, std::string(q.status().message()));
     if (absl::Status s = pod::ValidateResourceQuantity(name, *q); !s.ok()) {
@@ -134,7 +94,7 @@ absl::StatusOr<pod::Container> ContainerFromProto(const v1::Container& in, const
                                                   bool init) {
   pod::Container c;
   if (in.name().empty()) return FieldError(path + ".name", "required");
-  if (!IsDnsLabel(in.name())) {
+  if (!pod::IsDnsLabel(in.name())) {
     return FieldError(path + ".name",
                       fmt::format("invalid container name {}: must be a DNS label "
                                   "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
@@ -202,7 +162,7 @@ absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
   }
   out.uid = in.uid();
   if (in.name().empty()) return FieldError("pod.name", "required");
-  if (!IsDnsSubdomain(in.name())) {
+  if (!pod::IsDnsSubdomain(in.name())) {
     return FieldError("pod.name",
                       fmt::format("invalid pod name {}: must be a DNS subdomain (lower-case "
                                   "alphanumerics, '-' and '.', at most 253 characters)",
@@ -210,14 +170,14 @@ absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
   }
   out.name = in.name();
   out.namespace_name = in.namespace_().empty() ? "default" : in.namespace_();
-  if (!IsDnsLabel(out.namespace_name)) {
+  if (!pod::IsDnsLabel(out.namespace_name)) {
     return FieldError("pod.namespace",
                       fmt::format("invalid namespace {}: must be a DNS label "
                                   "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
                                   QuoteForMessage(out.namespace_name)));
   }
   for (const std::string& key : SortedKeys(in.annotations())) {
-    if (!IsQualifiedName(key)) {
+    if (!pod::IsQualifiedName(key)) {
       return FieldError(fmt::format("pod.annotations[{}]", QuoteForMessage(key)),
                         "invalid annotation key: must be a qualified name ([prefix/]name)");
     }
