@@ -4,23 +4,12 @@
 #include <set>
 
 #include "lib/common/status_macros.h"
+#include "lib/pod/names.h"
 
 #include "fmt/format.h"
 
 namespace topologyd::device {
 namespace {
-
-bool IsExtendedResourceName(std::string_view name) {
-  const size_t slash = name.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size()) return false;
-  const std::string_view domain = name.substr(0, slash);
-  if (domain == "kubernetes.io" ||
-      (domain.size() > 14 && domain.substr(domain.size() - 14) == ".kubernetes.io")) {
-    return false;
-  }
-  if (name.find('/', slash + 1) != std::string_view::npos) return false;
-  return std::none_of(name.begin(), name.end(), [](char c) { return c == ' ' || c == '\t'; });
-}
 
 absl::Status PoolError(size_t index, std::string_view resource, std::string_view message) {
   return absl::InvalidArgumentError(
@@ -83,16 +72,21 @@ absl::Status ValidateDevicePools(const std::vector<DevicePoolConfig>& pools,
   std::map<std::string, size_t> owner;  // device id -> pool index
   for (size_t i = 0; i < pools.size(); ++i) {
     const DevicePoolConfig& pool = pools[i];
-    if (!IsExtendedResourceName(pool.resource_name)) {
+    if (!pod::IsDevicePluginResourceName(pool.resource_name)) {
       return PoolError(i, pool.resource_name,
                        "not an extended resource name (want <domain>/<name> outside "
-                       "kubernetes.io, e.g. nvidia.com/gpu)");
+                       "kubernetes.io, e.g. nvidia.com/gpu: a DNS subdomain, then a name of up "
+                       "to 63 letters, digits, '-', '_' or '.' that starts and ends with a "
+                       "letter or digit)");
     }
     if (!resources.insert(pool.resource_name).second) {
       return PoolError(i, pool.resource_name, "resource configured twice");
     }
     if (!pool.pci && pool.devices.empty()) {
       return PoolError(i, pool.resource_name, "needs `pci` or `devices`");
+    }
+    if (pool.pci && !pool.devices.empty()) {
+      return PoolError(i, pool.resource_name, "set either `pci` or `devices`, not both");
     }
     auto claim = [&](const std::string& id) -> absl::Status {
       auto [it, inserted] = owner.emplace(id, i);

@@ -83,8 +83,9 @@ struct DeviceInventory {
 bool Matches(const PciMatch& match, const topology::PciDevice& dev);
 
 // INVALID_ARGUMENT, naming `devices[i]` and the resource, when: the resource name is not an
-// extended resource name (domain/name outside kubernetes.io) or repeats; a pool has neither
-// `pci` nor `devices`; a `pci` match sets no id; an explicit id is empty or repeats (within or
+// extended resource name as kubelet requires of device plugins (a qualified domain/name outside
+// kubernetes.io) or repeats; a pool has neither or both of `pci` and `devices`; a `pci` match
+// sets no id; an explicit id is empty or repeats (within or
 // across pools, or equals a PCI bus id another pool matched); an explicit NUMA node does not
 // exist in `topology`; two pools match the same PCI device.
 absl::Status ValidateDevicePools(const std::vector<DevicePoolConfig>& pools,

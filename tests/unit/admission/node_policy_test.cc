@@ -142,6 +142,25 @@ TEST(NodePolicyTest, BuildsTheEmptyState) {
   EXPECT_EQ(node->distances.size(), 2U);
 }
 
+TEST(NodePolicyTest, DevicePoolsNeedAnExtendedResourceNameAndOneKindOfDevices) {
+  const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 1});
+  config::Config config = BaseConfig("best-effort");
+  config.devices[0].resource_name = "../x";
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(node.ok());
+  EXPECT_THAT(std::string(node.status().message()),
+              StartsWith("devices: devices[0] (resourceName \"../x\"): not an extended resource "
+                         "name"));
+
+  config = BaseConfig("best-effort");
+  config.devices[0].devices = {{.id = "fpga0", .numa_nodes = {0}}};
+  node = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.status().message(),
+            "devices: devices[0] (resourceName \"nvidia.com/gpu\"): set either `pci` or "
+            "`devices`, not both");
+}
+
 TEST(NodePolicyTest, WarnsOfAPciPoolThatMatchesNothing) {
   const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 2});
   config::Config config = BaseConfig();

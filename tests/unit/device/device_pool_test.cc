@@ -131,5 +131,42 @@ TEST(DevicePoolTest, ValidationErrors) {
   }
 }
 
+TEST(DevicePoolTest, ResourceNamesAreKubeletExtendedResourceNames) {
+  const auto topo = TwoNodeTopology();
+  PciMatch any_nvidia;
+  any_nvidia.vendor = 0x10de;
+  for (const char* bad : {"../x", "./x", "a.com/../x", "a.com/x/y", "/x", "a.com/", "A.com/x",
+                          "a_b.com/x", "-a.com/x", "a..com/x", "a.com/-x", "a.com/x.", "a.com/x y",
+                          "nvidia.kubernetes.io/gpu", "requests.a.com/x"}) {
+    const absl::Status s = ValidateDevicePools({PciPool(bad, any_nvidia)}, topo);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("not an extended resource name")) << bad;
+  }
+  // The name part is at most 63 characters; the domain leaves room for "requests." (kubelet
+  // checks the quota name requests.<domain>/<name>).
+  const std::string label(63, 'a');
+  const std::string domain_244 = label + "." + label + "." + label + "." + std::string(52, 'b');
+  ASSERT_EQ(domain_244.size(), 244U);
+  EXPECT_TRUE(ValidateDevicePools({PciPool(domain_244 + "/x", any_nvidia)}, topo).ok());
+  EXPECT_FALSE(ValidateDevicePools({PciPool(domain_244 + "b/x", any_nvidia)}, topo).ok());
+  EXPECT_TRUE(ValidateDevicePools({PciPool("a.com/" + label, any_nvidia)}, topo).ok());
+  EXPECT_FALSE(ValidateDevicePools({PciPool("a.com/" + label + "a", any_nvidia)}, topo).ok());
+  for (const char* good : {"nvidia.com/gpu", "intel.com/sriov_netdevice", "a/b", "x-1.io/GPU.v2",
+                           "example.com/fpga_0-A"}) {
+    EXPECT_TRUE(ValidateDevicePools({PciPool(good, any_nvidia)}, topo).ok()) << good;
+  }
+}
+
+TEST(DevicePoolTest, PoolIsEitherPciOrExplicit) {
+  PciMatch any_nvidia;
+  any_nvidia.vendor = 0x10de;
+  DevicePoolConfig both = PciPool("a.com/g", any_nvidia);
+  both.devices = {{"extra", {0}}};
+  const absl::Status s = ValidateDevicePools({both}, TwoNodeTopology());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "devices[0] (resourceName \"a.com/g\"): set either `pci` or `devices`, not both");
+}
+
 }  // namespace
 }  // namespace topologyd::device
