@@ -1,11 +1,15 @@
 #include "daemon/daemon.h"
 
+#include <grp.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -32,6 +36,7 @@
 
 #include "fmt/format.h"
 #include "spdlog/spdlog.h"
+#include <sys/stat.h>
 
 namespace topologyd::daemon {
 namespace {
@@ -87,6 +92,39 @@ void LogReload(const engine::ReloadRecord& record, const std::string& path) {
   for (const std::string& warning : record.warnings) spdlog::warn("reload: {}", warning);
 }
 
+// What start-up needs from this host besides the file, checked without changing anything;
+// each problem as "key: what is wrong".
+std::vector<std::string> HostProblems(const config::Config& config) {
+  std::vector<std::string> problems;
+  // The listener chowns the socket to this group after binding it.
+  if (::getgrnam(config.socket.group.c_str()) == nullptr) {
+    problems.push_back(fmt::format("socket.group: unknown group \"{}\"", config.socket.group));
+  }
+  // Start-up creates the state directory and its missing parents (mkdir -p): the path, or
+  // its nearest existing ancestor, must be a directory.
+  for (std::filesystem::path p = config.state_dir; !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        problems.push_back(p == config.state_dir
+                               ? fmt::format("stateDir: {} is not a directory", p.string())
+                               : fmt::format("stateDir: cannot create {}: {} is not a directory",
+                                             config.state_dir, p.string()));
+      }
+      break;
+    }
+    if ((errno != ENOENT && errno != ENOTDIR) || p == p.parent_path()) break;
+  }
+  // Opening the cgroup root only opens and reads (the version, the cpuset hierarchy); writes
+  // start with the first reconcile. Start-up opens it even with `apply: false`.
+  absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =
+      engine::CpusetEnforcer::Open(config.cgroup, nullptr);
+  if (!enforcer.ok()) {
+    problems.push_back(fmt::format("cgroup.root: {}", enforcer.status().message()));
+  }
+  return problems;
+}
+
 }  // namespace
 
 int CheckConfig(const std::string& config_path) {
@@ -106,6 +144,12 @@ int CheckConfig(const std::string& config_path) {
   if (!policy.ok()) {
     std::cerr << "topologyd: configuration is invalid:\n"
               << config_path << ": " << policy.status().message() << "\n";
+    return 1;
+  }
+  // What start-up would trip over on this host (the socket path's length is the loader's).
+  if (std::vector<std::string> host = HostProblems(*config); !host.empty()) {
+    std::cerr << "topologyd: configuration is invalid:\n";
+    for (const std::string& problem : host) std::cerr << config_path << ": " << problem << "\n";
     return 1;
   }
   for (const std::string& warning : admission::NodePolicyWarnings(*policy)) {

@@ -18,6 +18,7 @@
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
 #include <sys/stat.h>
+#include <sys/un.h>
 
 namespace topologyd::config {
 namespace {
@@ -80,6 +81,15 @@ class MapReader {
     return YAML::Node(YAML::NodeType::Undefined);
   }
 
+  // The key node of `key` (for its line: yaml-cpp marks an empty value at the next token).
+  YAML::Node KeyNode(const std::string& key) const {
+    if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
   bool Scalar(const std::string& key, std::string* out) {
     YAML::Node n = Get(key);
     if (!n.IsDefined() || n.IsNull()) return false;
@@ -105,6 +115,16 @@ class MapReader {
       return;
     }
     *out = value;
+  }
+
+  // A path: like String, but a key given without a value (`stateDir:`, `~`) is an error too,
+  // as `""` is, instead of quietly meaning the default.
+  void Path(const std::string& key, std::string* out) {
+    if (YAML::Node n = Get(key); n.IsDefined() && n.IsNull()) {
+      problems_->Add(KeyNode(key), KeyPath(key), "must not be empty");
+      return;
+    }
+    String(key, out);
   }
 
   void Bool(const std::string& key, bool* out) {
@@ -270,10 +290,13 @@ void ReadHexId(MapReader& r, const std::string& key, std::optional<uint16_t>* ou
 void ReadTopology(MapReader& r, TopologySourceConfig* t) {
   std::string source = "live";
   r.String("source", &source, {"live", "xml", "synthetic"});
+  // An empty `path` is an error with any source; only a stale non-empty one is let be.
+  std::string path;
+  r.Path("path", &path);
   if (source == "xml") {
     t->source = TopologySourceConfig::Kind::kXml;
-    r.String("path", &t->path);
-    if (t->path.empty())
+    t->path = path;
+    if (!r.Get("path").IsDefined())
       r.problems()->Add(r.Get("source"), r.KeyPath("path"), "required when source is xml");
   } else if (source == "synthetic") {
     t->source = TopologySourceConfig::Kind::kSynthetic;
@@ -285,8 +308,7 @@ void ReadTopology(MapReader& r, TopologySourceConfig* t) {
   } else {
     t->source = TopologySourceConfig::Kind::kLive;
   }
-  // Keys of the other sources are still known, so a stale `path` is not an error.
-  r.Get("path");
+  // Keys of the other sources are still known, so a stale `description` is not an error.
   r.Get("description");
 }
 
@@ -308,8 +330,15 @@ void ReadDevices(MapReader& r, std::vector<DevicePoolConfig>* pools) {
     item.SequenceOfMaps("devices", [&](MapReader& dev, size_t) {
       ExplicitDeviceConfig d;
       dev.String("id", &d.id);
+      // -1 is how sysfs spells "no NUMA locality", the same as leaving numaNode out; other
+      // negative values are typos, not a locality.
       int numa = -1;
-      dev.Integer("numaNode", &numa);
+      if (dev.Integer("numaNode", &numa) && numa < -1) {
+        dev.problems()->Add(dev.Get("numaNode"), dev.KeyPath("numaNode"),
+                            fmt::format("must be a NUMA node id (>= 0), or -1 for no NUMA "
+                                        "locality; got {}",
+                                        numa));
+      }
       if (numa >= 0) d.numa_nodes.push_back(numa);
       dev.IntegerList("numaNodes", &d.numa_nodes);
       pool.devices.push_back(d);
@@ -318,18 +347,41 @@ void ReadDevices(MapReader& r, std::vector<DevicePoolConfig>* pools) {
       item.problems()->Add(item.Get("resourceName"), item.KeyPath("resourceName"),
                            "a device pool needs `pci` or `devices`");
     }
+    // A pool is either matched on the machine or listed, never a mix of both.
+    if (item.Get("pci").IsDefined() && item.Get("devices").IsDefined()) {
+      item.problems()->Add(item.KeyNode("devices"), item.KeyPath("devices"),
+                           "set either pci or devices, not both");
+    }
     pools->push_back(pool);
   });
 }
 
-void ReadRoot(MapReader& r, Config* c) {
-  r.String("listen", &c->listen);
+// `p` as the daemon will use it: relative paths are taken from `base`, the config file's
+// directory (empty: left as written, for ParseConfig).
+std::string ResolvePath(const std::filesystem::path& base, const std::string& p) {
+  if (base.empty() || p.empty() || p[0] == '/') return p;
+  return (base / p).lexically_normal().string();
+}
+
+void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
+  r.Path("listen", &c->listen);
   if (c->listen.rfind("unix://", 0) != 0 || c->listen.size() <= 7) {
     r.problems()->Add(
         r.Get("listen"), "listen",
         fmt::format("must be unix://PATH (e.g. unix:///run/topologyd/topologyd.sock), "
                     "got \"{}\"",
                     c->listen));
+  } else {
+    // bind(2) takes the path in sun_path, NUL included; checked here so that --check-config
+    // and a reload refuse what start-up would.
+    const std::string socket = ResolvePath(base, c->SocketPath());
+    constexpr size_t kSunPathSize = sizeof(sockaddr_un::sun_path);
+    if (socket.size() >= kSunPathSize) {
+      r.problems()->Add(r.Get("listen"), "listen",
+                        fmt::format("socket path \"{}\" is {} bytes; a Unix socket path must be "
+                                    "shorter than {} bytes",
+                                    socket, socket.size(), kSunPathSize));
+    }
   }
   r.Nested("socket", [&](MapReader& s) {
     std::string mode;
@@ -350,7 +402,7 @@ void ReadRoot(MapReader& r, Config* c) {
     p.IntegerList("gids", &c->allowed_peers.gids);
     p.Bool("sameUser", &c->allowed_peers.same_user);
   });
-  r.String("stateDir", &c->state_dir);
+  r.Path("stateDir", &c->state_dir);
   r.Nested("topology", [&](MapReader& t) { ReadTopology(t, &c->topology); });
 
   r.String("cpuManagerPolicy", &c->cpu_manager_policy, {"none", "static"});
@@ -386,7 +438,7 @@ void ReadRoot(MapReader& r, Config* c) {
   r.Bool("podPolicyOverride", &c->pod_policy_override);
   ReadDevices(r, &c->devices);
   r.Nested("cgroup", [&](MapReader& g) {
-    g.String("root", &c->cgroup.root);
+    g.Path("root", &c->cgroup.root);
     g.String("driver", &c->cgroup.driver, {"systemd", "cgroupfs"});
     g.String("version", &c->cgroup.version, {"auto", "v1", "v2"});
     g.Bool("apply", &c->cgroup.apply);
@@ -410,7 +462,11 @@ std::string Config::SocketPath() const {
   return listen.rfind(kScheme, 0) == 0 ? listen.substr(kScheme.size()) : listen;
 }
 
-absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name) {
+namespace {
+
+// ParseConfig, with relative paths checked as resolved against `base` (see ResolvePath).
+absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file_name,
+                             const std::filesystem::path& base) {
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(yaml_text));
@@ -437,7 +493,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string
   Problems problems(file_name);
   try {
     MapReader reader(root, "", &problems);
-    ReadRoot(reader, &config);
+    ReadRoot(reader, base, &config);
     reader.Finish();
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
@@ -449,11 +505,8 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string
 
 // Relative paths in a file are taken relative to the file's directory, so a checkout-local
 // config (config/dev.yaml) works from any working directory.
-void ResolveRelativePaths(const std::string& config_path, Config* c) {
-  std::filesystem::path base = std::filesystem::absolute(config_path).parent_path();
-  auto resolve = [&](std::string* p) {
-    if (!p->empty() && (*p)[0] != '/') *p = (base / *p).lexically_normal().string();
-  };
+void ResolveRelativePaths(const std::filesystem::path& base, Config* c) {
+  auto resolve = [&](std::string* p) { *p = ResolvePath(base, *p); };
   std::string socket = c->SocketPath();
   resolve(&socket);
   c->listen = "unix://" + socket;
@@ -461,8 +514,6 @@ void ResolveRelativePaths(const std::string& config_path, Config* c) {
   resolve(&c->cgroup.root);
   if (c->topology.source == TopologySourceConfig::Kind::kXml) resolve(&c->topology.path);
 }
-
-namespace {
 
 absl::Status ReadError(int err, const std::string& path) {
   return absl::Status(absl::ErrnoToStatusCode(err),
@@ -515,12 +566,17 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
 
 }  // namespace
 
+absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name) {
+  return Parse(yaml_text, file_name, {});
+}
+
 absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadRegularFile(path);
   if (!text.ok()) return text.status();
-  absl::StatusOr<Config> config = ParseConfig(*text, path);
+  const std::filesystem::path base = std::filesystem::absolute(path).parent_path();
+  absl::StatusOr<Config> config = Parse(*text, path, base);
   if (config.ok()) {
-    ResolveRelativePaths(path, &*config);
+    ResolveRelativePaths(base, &*config);
     config->source_file = std::filesystem::absolute(path).lexically_normal().string();
   }
   return config;

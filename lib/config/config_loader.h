@@ -16,11 +16,13 @@ namespace topologyd::config {
 
 // Parses YAML text: one document, a mapping without duplicate keys (or nothing, for all
 // defaults). `file_name` is used in messages only. INVALID_ARGUMENT lists every problem
-// found, one per line.
+// found, one per line. Relative paths stay as written (and are checked so).
 absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name);
 
-// Reads and parses a file. NOT_FOUND / PERMISSION_DENIED etc. when it cannot be read;
-// INVALID_ARGUMENT when the path (after symlinks) is a directory or not a regular file.
+// Reads and parses a file; relative paths in it are taken from the file's directory (the
+// socket path's length is checked after that). NOT_FOUND / PERMISSION_DENIED etc. when it
+// cannot be read; INVALID_ARGUMENT when the path (after symlinks) is a directory or not a
+// regular file.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path);
 
 }  // namespace topologyd::config

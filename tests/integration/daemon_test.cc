@@ -81,6 +81,94 @@ TEST(DaemonCheckConfigTest, VersionFlag) {
   EXPECT_THAT(r.out, HasSubstr("topologyd "));
 }
 
+// MinimalConfig(dir) with its line starting `key:` replaced by `line`.
+std::string MinimalConfigWith(const std::string& dir, const std::string& key,
+                              const std::string& line) {
+  std::string config = "\n" + MinimalConfig(dir);
+  const size_t at = config.find("\n" + key + ":") + 1;
+  config.replace(at, config.find('\n', at) - at, line);
+  return config.substr(1);
+}
+
+// `--check-config` must refuse what start-up refuses: both exit 1; the check names the file
+// and `check_says`, start-up logs `start_says`.
+void ExpectCheckAndStartUpFail(const TempDir& dir, const std::string& config,
+                               const std::string& check_says, const std::string& start_says) {
+  const std::string path = dir.File("c.yaml");
+  WriteFile(path, config);
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config", path});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr(path + check_says));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("is valid")));
+  DaemonProcess daemon;
+  daemon.Start(path, dir.File("start.log"));
+  EXPECT_EQ(daemon.WaitForExit(seconds(30)), std::optional<int>(1));
+  EXPECT_THAT(ReadFile(dir.File("start.log")), HasSubstr(start_says));
+}
+
+TEST(DaemonCheckConfigTest, SocketPathTooLongForSunPathFails) {
+  TempDir dir;
+  const std::string socket = dir.File(std::string(120, 's') + ".sock");
+  const std::string message = ":1: listen: socket path \"" + socket + "\" is " +
+                              std::to_string(socket.size()) +
+                              " bytes; a Unix socket path must be shorter than 108 bytes";
+  // The loader's check: start-up prints the same line.
+  ExpectCheckAndStartUpFail(dir,
+                            MinimalConfigWith(dir.path(), "listen", "listen: unix://" + socket),
+                            message, dir.File("c.yaml") + message);
+}
+
+TEST(DaemonCheckConfigTest, UnknownSocketGroupFails) {
+  TempDir dir;
+  ExpectCheckAndStartUpFail(dir,
+                            MinimalConfig(dir.path(), "socket: {group: topologyd-no-such-group}\n"),
+                            ": socket.group: unknown group \"topologyd-no-such-group\"",
+                            "unknown group \"topologyd-no-such-group\"");
+}
+
+TEST(DaemonCheckConfigTest, MissingOrNonDirectoryCgroupRootFails) {
+  TempDir dir;
+  // Start-up opens the root even for a dry run (apply: false, as in MinimalConfig).
+  const std::string missing = dir.File("no-cgroup");
+  ExpectCheckAndStartUpFail(dir,
+                            MinimalConfigWith(dir.path(), "cgroup",
+                                              "cgroup: {root: " + missing +
+                                                  ", driver: cgroupfs, version: v2, apply: "
+                                                  "false}"),
+                            ": cgroup.root: open cgroup root " + missing, "cgroup root " + missing);
+  const std::string file = dir.File("cgroup-file");
+  WriteFile(file, "");
+  ExpectCheckAndStartUpFail(
+      dir,
+      MinimalConfigWith(dir.path(), "cgroup",
+                        "cgroup: {root: " + file + ", driver: cgroupfs, version: v2, apply: true}"),
+      ": cgroup.root: open cgroup root " + file + ": ENOTDIR", "cgroup root " + file);
+}
+
+TEST(DaemonCheckConfigTest, StateDirThatIsNotADirectoryFails) {
+  TempDir dir;
+  WriteFile(dir.File("state"), "not a directory\n");
+  ExpectCheckAndStartUpFail(dir, MinimalConfig(dir.path()),
+                            ": stateDir: " + dir.File("state") + " is not a directory",
+                            "cannot create the state directory");
+  // Nor may a file stand where start-up would create a parent.
+  ExpectCheckAndStartUpFail(
+      dir, MinimalConfigWith(dir.path(), "stateDir", "stateDir: " + dir.File("state/sub")),
+      ": stateDir: cannot create " + dir.File("state/sub") + ": " + dir.File("state") +
+          " is not a directory",
+      "cannot create the state directory");
+}
+
+TEST(DaemonCheckConfigTest, MissingStateDirIsValidAndLeftUncreated) {
+  TempDir dir;
+  // Start-up creates a missing state directory (here relative to the file's directory).
+  WriteFile(dir.File("c.yaml"), MinimalConfigWith(dir.path(), "stateDir", "stateDir: new/state"));
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config", dir.File("c.yaml")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("is valid"));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("new"))) << "--check-config created it";
+}
+
 TEST(DaemonProcessTest, ServesStatusReloadsOnHupAndStopsOnTerm) {
   TempDir dir;
   std::string config = dir.File("config.yaml");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <future>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include <sys/stat.h>
@@ -200,6 +201,75 @@ TEST(ConfigLoaderTest, ReportsEveryProblemNotOnlyTheFirst) {
   EXPECT_THAT(error, HasSubstr("test.yaml:3: cpuManagerPolicy: unknown value"));
 }
 
+TEST(ConfigLoaderTest, EmptyOrNullPathsAreErrorsNotDefaults) {
+  // A key without a value reads as null in YAML; it must not quietly mean the default.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"listen:\n", "test.yaml:1: listen: must not be empty"},
+      {"listen: ~\n", "test.yaml:1: listen: must not be empty"},
+      {"listen: \"\"\n", "test.yaml:1: listen: must not be empty"},
+      {"log: {level: info}\nstateDir:\nreconcilePeriod: 1s\n",
+       "test.yaml:2: stateDir: must not be empty"},
+      {"stateDir: null\n", "test.yaml:1: stateDir: must not be empty"},
+      {"stateDir: \"\"\n", "test.yaml:1: stateDir: must not be empty"},
+      {"cgroup:\n  root:\n  driver: cgroupfs\n", "test.yaml:2: cgroup.root: must not be empty"},
+      {"cgroup: {root: \"\"}\n", "test.yaml:1: cgroup.root: must not be empty"},
+      {"topology:\n  source: xml\n  path:\n", "test.yaml:3: topology.path: must not be empty"},
+      {"topology: {source: xml, path: \"\"}\n", "test.yaml:1: topology.path: must not be empty"},
+      // With another source `path` is ignored, but an empty one is still a mistake.
+      {"topology: {source: live, path: }\n", "test.yaml:1: topology.path: must not be empty"},
+  };
+  for (const auto& [yaml, expected] : cases) EXPECT_EQ(ErrorOf(yaml), expected) << yaml;
+  // Absent keys keep their defaults; absent `path` with xml is "required", once.
+  EXPECT_EQ(ErrorOf("topology: {source: xml}\n"),
+            "test.yaml:1: topology.path: required when source is xml");
+  auto config = ParseConfig("topology: {source: live, path: /x.xml}\n", "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->state_dir, "/var/lib/topologyd");
+  EXPECT_EQ(config->cgroup.root, "/sys/fs/cgroup");
+}
+
+TEST(ConfigLoaderTest, SocketPathMustFitSunPath) {
+  // sun_path holds 108 bytes including the terminating NUL.
+  const std::string fits = "/" + std::string(106, 's');
+  auto config = ParseConfig("listen: unix://" + fits + "\n", "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->SocketPath(), fits);
+  const std::string too_long = fits + "s";
+  EXPECT_EQ(ErrorOf("log: {level: info}\nlisten: unix://" + too_long + "\n"),
+            "test.yaml:2: listen: socket path \"" + too_long +
+                "\" is 108 bytes; a Unix socket path must be shorter than 108 bytes");
+}
+
+TEST(ConfigLoaderTest, DevicePoolIsEitherPciOrDevices) {
+  EXPECT_EQ(ErrorOf("devices:\n"
+                    "  - resourceName: example.com/nic\n"
+                    "    pci: {vendor: \"8086\"}\n"
+                    "    devices: [{id: nic0}]\n"),
+            "test.yaml:4: devices[0].devices: set either pci or devices, not both");
+}
+
+TEST(ConfigLoaderTest, DeviceNumaNodeIsAnIdOrMinusOne) {
+  EXPECT_EQ(ErrorOf("devices:\n"
+                    "  - resourceName: example.com/fpga\n"
+                    "    devices:\n"
+                    "      - {id: fpga0, numaNode: 0}\n"
+                    "      - {id: fpga1, numaNode: -3}\n"),
+            "test.yaml:5: devices[0].devices[1].numaNode: must be a NUMA node id (>= 0), or -1 "
+            "for no NUMA locality; got -3");
+  // -1 (sysfs' spelling) and leaving the key out both mean no locality.
+  auto config = ParseConfig(
+      "devices:\n"
+      "  - resourceName: example.com/fpga\n"
+      "    devices: [{id: a, numaNode: -1}, {id: b}, {id: c, numaNode: 2}]\n",
+      "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const std::vector<ExplicitDeviceConfig>& devices = config->devices[0].devices;
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_TRUE(devices[0].numa_nodes.empty());
+  EXPECT_TRUE(devices[1].numa_nodes.empty());
+  EXPECT_EQ(devices[2].numa_nodes, std::vector<int>{2});
+}
+
 TEST(ConfigLoaderTest, MissingFileIsNotFound) {
   auto config = LoadConfigFile("/nonexistent/topologyd.yaml");
   ASSERT_FALSE(config.ok());
@@ -271,6 +341,26 @@ TEST_F(ConfigFileTest, RegularFileAndSymlinkToOneLoad) {
   }
   std::ofstream(dir_ / "empty.yaml").flush();
   EXPECT_TRUE(LoadConfigFile((dir_ / "empty.yaml").string()).ok());
+}
+
+TEST_F(ConfigFileTest, SocketPathLengthIsCheckedAfterResolvingRelativePaths) {
+  // Short as written, too long once taken relative to the file's directory.
+  const std::filesystem::path deep = dir_ / std::string(100, 'd');
+  std::filesystem::create_directory(deep);
+  const std::string path = (deep / "c.yaml").string();
+  std::ofstream(path) << "listen: unix://topologyd.sock\n";
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  const std::string socket = (deep / "topologyd.sock").string();
+  EXPECT_EQ(config.status().message(),
+            fmt::format("{}:1: listen: socket path \"{}\" is {} bytes; a Unix socket path must "
+                        "be shorter than 108 bytes",
+                        path, socket, socket.size()));
+  // Resolved, `..` included, before measuring.
+  std::ofstream(path) << "listen: unix://../" << std::string(40, 'd') << "/../s.sock\n";
+  config = LoadConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->SocketPath(), (dir_ / "s.sock").string());
 }
 
 TEST(ConfigLoaderTest, ShippedConfigsLoad) {
