@@ -27,14 +27,17 @@ absl::Status Fail(const std::string& path, const std::string& what) {
 // proves the socket stale; taking over a live one would leave two servers each believing
 // it serves the node.
 bool SomeoneListens(const std::string& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: a wedged server with a full backlog must not hang this start-up (EAGAIN
+  // then says someone listens all the same).
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return false;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  const bool listening =
+      ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 || errno == EAGAIN;
   ::close(fd);
-  return connected;
+  return listening;
 }
 
 }  // namespace
