@@ -8,23 +8,11 @@
 #include "lib/cgroup/naming.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
+#include "lib/pod/names.h"
 
 #include "fmt/format.h"
 
 namespace topologyd::engine {
-namespace {
-
-constexpr size_t kMaxUidLength = 64;
-
-bool IsApiUid(std::string_view uid) {
-  return !uid.empty() && uid.size() <= kMaxUidLength &&
-         std::all_of(uid.begin(), uid.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '-';
-         });
-}
-
-}  // namespace
 
 bool NestedPaths(std::string_view a, std::string_view b) {
   return a == b || cgroup::IsCgroupAncestor(a, b) || cgroup::IsCgroupAncestor(b, a);
@@ -35,7 +23,7 @@ absl::Status ValidateBindings(const state::State& state) {
   std::map<std::string, std::string> cgroups;
   std::map<std::string, std::string> ids;
   for (const auto& [uid, pod] : state.pods) {
-    if (!IsApiUid(uid)) {
+    if (!pod::IsApiPodUid(uid)) {
       return absl::FailedPreconditionError(
           fmt::format("pod uid {} is not 1 to 64 of [A-Za-z0-9-]", QuoteForMessage(uid)));
     }

@@ -10,6 +10,7 @@ namespace {
 
 constexpr size_t kMaxLabelLength = 63;
 constexpr size_t kMaxSubdomainLength = 253;
+constexpr size_t kMaxUidLength = 64;
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
@@ -45,6 +46,11 @@ bool IsQualifiedName(std::string_view s) {
   if (!IsAlnum(name.front()) || !IsAlnum(name.back())) return false;
   return std::all_of(name.begin(), name.end(),
                      [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+bool IsApiPodUid(std::string_view uid) {
+  return !uid.empty() && uid.size() <= kMaxUidLength &&
+         std::all_of(uid.begin(), uid.end(), [](char c) { return IsAlnum(c) || c == '-'; });
 }
 
 bool IsDevicePluginResourceName(std::string_view name) {

@@ -18,22 +18,8 @@ namespace {
 
 namespace v1 = ::topologyd::v1;
 
-constexpr size_t kMaxUidLength = 64;
-
 absl::Status FieldError(std::string_view path, std::string_view message) {
   return absl::InvalidArgumentError(fmt::format("{}: {}", path, message));
-}
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
-}
-
-bool IsSafeUid(std::string_view s) {
-  if (s.empty() || s.size() > kMaxUidLength) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-') return false;
-  }
-  return true;
 }
 
 // Protobuf maps iterate in no particular order; sorting the keys makes the first error
@@ -156,7 +142,7 @@ void PodToProto(const pod::Pod& in, v1::Pod* out) {
 absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
   pod::Pod out;
   if (in.uid().empty()) return FieldError("pod.uid", "required");
-  if (!IsSafeUid(in.uid())) {
+  if (!pod::IsApiPodUid(in.uid())) {
     return FieldError("pod.uid", fmt::format("invalid uid {}: expected 1 to 64 of [A-Za-z0-9-]",
                                              QuoteForMessage(in.uid())));
   }

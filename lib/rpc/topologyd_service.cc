@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "lib/common/quote.h"
 #include "lib/common/version.h"
+#include "lib/pod/names.h"
 #include "lib/rpc/admission_proto.h"
 #include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
@@ -21,6 +23,25 @@ grpc::Status ToGrpc(const absl::Status& s) {
 
 grpc::Status InvalidArgument(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
+}
+
+// Allocate and Release name an admitted pod and container; holding them to Admit's rules
+// keeps odd bytes and huge strings out of replies and logs.
+grpc::Status CheckPodUid(const std::string& uid) {
+  if (uid.empty()) return InvalidArgument("pod_uid: required");
+  if (!pod::IsApiPodUid(uid)) {
+    return InvalidArgument(fmt::format("pod_uid: invalid uid {}: expected 1 to 64 of [A-Za-z0-9-]",
+                                       QuoteForMessage(uid)));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CheckContainerName(const std::string& name) {
+  if (!pod::IsDnsLabel(name)) {
+    return InvalidArgument(fmt::format(
+        "container_name: invalid container name {}: must be a DNS label", QuoteForMessage(name)));
+  }
+  return grpc::Status::OK;
 }
 
 void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Duration* out) {
@@ -168,9 +189,12 @@ grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext
                                                      v1::AllocateResponse* response) {
   grpc::ServerUnaryReactor* reactor = BeginCall(context);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (request->pod_uid().empty()) return FinishNow(reactor, InvalidArgument("pod_uid: required"));
+  if (grpc::Status s = CheckPodUid(request->pod_uid()); !s.ok()) return FinishNow(reactor, s);
   if (request->container_name().empty()) {
     return FinishNow(reactor, InvalidArgument("container_name: required"));
+  }
+  if (grpc::Status s = CheckContainerName(request->container_name()); !s.ok()) {
+    return FinishNow(reactor, s);
   }
   if (request->container_id().empty()) {
     return FinishNow(reactor, InvalidArgument("container_id: required"));
@@ -191,7 +215,12 @@ grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext*
                                                     v1::ReleaseResponse* response) {
   grpc::ServerUnaryReactor* reactor = BeginCall(context);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (request->pod_uid().empty()) return FinishNow(reactor, InvalidArgument("pod_uid: required"));
+  if (grpc::Status s = CheckPodUid(request->pod_uid()); !s.ok()) return FinishNow(reactor, s);
+  if (!request->container_name().empty()) {
+    if (grpc::Status s = CheckContainerName(request->container_name()); !s.ok()) {
+      return FinishNow(reactor, s);
+    }
+  }
   std::optional<std::string> container;
   if (!request->container_name().empty()) container = request->container_name();
   engine_->ReleaseAsync(request->pod_uid(), container,

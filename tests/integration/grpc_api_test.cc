@@ -180,6 +180,30 @@ TEST_F(GrpcApiTest, BadRequestsNameTheField) {
   s = stub_->Allocate(Context().get(), allocate, &bound);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(), HasSubstr("container_id"));
+
+  // Allocate and Release hold uids and container names to Admit's rules, quoting what they
+  // refuse instead of echoing it.
+  allocate.set_container_id("c1");
+  allocate.set_pod_uid(std::string(100000, 'x'));
+  s = stub_->Allocate(Context().get(), allocate, &bound);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("pod_uid: invalid uid \"xxx"));
+  EXPECT_LT(s.error_message().size(), 200u);
+  allocate.set_pod_uid("p");
+  allocate.set_container_name("App\n");
+  s = stub_->Allocate(Context().get(), allocate, &bound);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("container_name: invalid container name \"App\\x0a\""));
+  v1::ReleaseRequest release;
+  release.set_pod_uid("../x");
+  v1::ReleaseResponse released;
+  s = stub_->Release(Context().get(), release, &released);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("pod_uid: invalid uid \"../x\""));
+  release.set_pod_uid("p");
+  release.set_container_name("a b");
+  EXPECT_EQ(stub_->Release(Context().get(), release, &released).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {
