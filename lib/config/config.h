@@ -68,8 +68,10 @@ struct DevicePoolConfig {
 struct CgroupConfig {
   std::string root = "/sys/fs/cgroup";
   std::string driver = "systemd";  // systemd | cgroupfs
-  std::string version = "auto";    // auto | v1 | v2
-  bool apply = true;               // false: dry run, log the writes only
+  // The container runtime, whose naming a derived container cgroup follows.
+  std::string runtime = "containerd";  // containerd | cri-o
+  std::string version = "auto";        // auto | v1 | v2
+  bool apply = true;                   // false: dry run, log the writes only
   std::chrono::milliseconds release_grace{std::chrono::minutes(5)};
   friend bool operator==(const CgroupConfig&, const CgroupConfig&) = default;
 };

@@ -66,6 +66,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.reserved_memory, next.reserved_memory, "reservedMemory", &plan);
   RestartOnly(old.cgroup.root, next.cgroup.root, "cgroup.root", &plan);
   RestartOnly(old.cgroup.driver, next.cgroup.driver, "cgroup.driver", &plan);
+  RestartOnly(old.cgroup.runtime, next.cgroup.runtime, "cgroup.runtime", &plan);
   RestartOnly(old.cgroup.version, next.cgroup.version, "cgroup.version", &plan);
   RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
   return plan;

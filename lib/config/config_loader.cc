@@ -440,6 +440,7 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
   r.Nested("cgroup", [&](MapReader& g) {
     g.Path("root", &c->cgroup.root);
     g.String("driver", &c->cgroup.driver, {"systemd", "cgroupfs"});
+    g.String("runtime", &c->cgroup.runtime, {"containerd", "cri-o"});
     g.String("version", &c->cgroup.version, {"auto", "v1", "v2"});
     g.Bool("apply", &c->cgroup.apply);
     g.Duration("releaseGracePeriod", &c->cgroup.release_grace);

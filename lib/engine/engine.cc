@@ -15,8 +15,16 @@
 namespace topologyd::engine {
 namespace {
 
+// The QoS class picks the cgroup parent (kubepods, burstable, besteffort). Pods imported from
+// kubelet's device checkpoint alone have none recorded; guessing would pin a path that does
+// not exist, which reconcile then takes for a container gone and releases.
 absl::StatusOr<cgroup::QosClass> QosOf(const state::PodRecord& pod) {
-  if (pod.qos.empty()) return cgroup::QosClass::kBurstable;  // imported from kubelet: unknown
+  if (pod.qos.empty()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "cgroup: the QoS class of pod {} is not known (it was imported from kubelet's device "
+        "checkpoint), so its container cgroup cannot be derived; pass the cgroup path",
+        pod.uid));
+  }
   return cgroup::ParseQosClass(pod.qos);
 }
 
@@ -296,9 +304,11 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
     if (path.empty()) {
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::CgroupDriver driver,
                                  cgroup::ParseCgroupDriver(config_->cgroup.driver));
+      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::Runtime runtime,
+                                 cgroup::ParseRuntime(config_->cgroup.runtime));
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::QosClass qos, QosOf(pod));
-      absl::StatusOr<std::string> derived = cgroup::ContainerCgroupPath(
-          driver, qos, pod_uid, container_id, cgroup::Runtime::kContainerd);
+      absl::StatusOr<std::string> derived =
+          cgroup::ContainerCgroupPath(driver, qos, pod_uid, container_id, runtime);
       if (!derived.ok()) {
         return absl::InvalidArgumentError(fmt::format("cgroup: {}", derived.status().message()));
       }

@@ -24,9 +24,11 @@ TEST(ConfigDiffTest, LiveKeysApplyAndRestartOnlyKeysAreRefused) {
   next.reconcile_period = std::chrono::seconds(3);
   next.cpu_manager_policy = "static";
   next.reserved_system_cpus = "0";
+  next.cgroup.runtime = "cri-o";
   ReloadPlan plan = PlanReload(old_config, next);
   EXPECT_THAT(plan.applied, ElementsAre("log.level", "reconcilePeriod"));
-  EXPECT_THAT(plan.refused, ElementsAre("cpuManagerPolicy", "reservedSystemCPUs"));
+  EXPECT_THAT(plan.refused,
+              ElementsAre("cpuManagerPolicy", "reservedSystemCPUs", "cgroup.runtime"));
   EXPECT_EQ(plan.effective.log.level, "debug");
   EXPECT_EQ(plan.effective.reconcile_period, std::chrono::seconds(3));
   EXPECT_EQ(plan.effective.cpu_manager_policy, "none");  // refused: old value kept

@@ -56,7 +56,8 @@ devices:
     pci: {vendor: "10de", class: "0302"}
   - resourceName: example.com/fpga
     devices: [{id: fpga0, numaNode: 1}]
-cgroup: {root: /sys/fs/cgroup, driver: cgroupfs, version: v2, apply: false, releaseGracePeriod: 1m}
+cgroup: {root: /sys/fs/cgroup, driver: cgroupfs, runtime: cri-o, version: v2, apply: false,
+         releaseGracePeriod: 1m}
 reconcilePeriod: 1m30s
 log: {level: debug, format: json}
 )";
@@ -84,11 +85,21 @@ log: {level: debug, format: json}
   EXPECT_FALSE(c->devices[0].pci->device.has_value());
   EXPECT_EQ(c->devices[1].devices[0].numa_nodes, std::vector<int>{1});
   EXPECT_EQ(c->cgroup.driver, "cgroupfs");
+  EXPECT_EQ(c->cgroup.runtime, "cri-o");
   EXPECT_FALSE(c->cgroup.apply);
   EXPECT_EQ(c->cgroup.release_grace, std::chrono::minutes(1));
   EXPECT_EQ(c->reconcile_period, std::chrono::seconds(90));
   EXPECT_EQ(c->log.level, "debug");
   EXPECT_EQ(c->log.format, "json");
+}
+
+TEST(ConfigLoaderTest, CgroupRuntimeIsContainerdOrCriO) {
+  auto c = ParseConfig("cgroup: {driver: cgroupfs}\n", "r.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->cgroup.runtime, "containerd");
+  auto bad = ParseConfig("cgroup: {runtime: docker}\n", "r.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("r.yaml:1: cgroup.runtime"));
 }
 
 TEST(ConfigLoaderTest, UnknownKeyIsNamedWithFileAndLine) {

@@ -406,6 +406,35 @@ TEST_F(EngineTest, ACgroupBehindASymlinkIsNotWrittenAndCountsAsAFailure) {
   EXPECT_EQ((*engine)->Status().cgroup.writes, 0u);
 }
 
+TEST_F(EngineTest, DerivedCgroupsFollowTheConfiguredRuntime) {
+  config_.cgroup.runtime = "cri-o";
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const std::string uid = "0c2b6a5e-1d2f-4c3b-9a8e-7f6d5c4b3a21";
+  ASSERT_TRUE((*engine)->Admit(MakePod(uid, "2")).ok());  // Guaranteed
+  auto bound = (*engine)->Allocate(uid, "app", "c1", "");
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_EQ(bound->cgroup, "kubepods/pod" + uid + "/crio-c1");
+}
+
+TEST_F(EngineTest, AnUnknownQosClassIsNotGuessedForADerivedCgroup) {
+  // Pods imported from kubelet's device checkpoint alone have no QoS class recorded.
+  const std::string uid = "0c2b6a5e-1d2f-4c3b-9a8e-7f6d5c4b3a21";
+  state::State written;
+  written.generation = 1;
+  written.pods[uid] =
+      state::PodRecord{.uid = uid, .containers = {state::ContainerRecord{.name = "app"}}};
+  auto store = state::CheckpointStore::Open(&posix_, config_.state_dir);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(store->Save(written).ok());
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto derived = (*engine)->Allocate(uid, "app", "c1", "");
+  EXPECT_EQ(derived.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(derived.status().message()), HasSubstr("pass the cgroup path"));
+  EXPECT_TRUE((*engine)->Allocate(uid, "app", "c1", "kubepods/besteffort/pod" + uid + "/c1").ok());
+}
+
 TEST_F(EngineTest, ContainerGoneLongerThanGraceIsReleased) {
   config_.cgroup.release_grace = std::chrono::seconds(30);
   auto engine = StartEngine();
