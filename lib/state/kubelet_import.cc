@@ -165,7 +165,9 @@ absl::Status ImportMemory(const MemoryCheckpoint& cp, State& state) {
       uint64_t& available = remaining[node][p.block->type];
       const uint64_t take = nodes.size() == 1 ? left : std::min(left, available);
       available -= std::min(available, take);
-      if (take > 0) c.memory[static_cast<int>(node)][p.block->type] += take;
+      // Every node of the block is kept, even with 0 bytes: the node set is the block's
+      // affinity, which is the container's cpuset.mems (kubelet writes the whole affinity).
+      c.memory[static_cast<int>(node)][p.block->type] += take;
       left -= take;
     }
     // The machine state under-reports (or is missing): charge the rest to the first node.

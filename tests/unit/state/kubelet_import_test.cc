@@ -265,6 +265,9 @@ TEST(KubeletMemoryTest, SpanningBlocksAreSplitByMachineState) {
   const ContainerRecord* x = FindContainer(*s, "a", "x");
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->memory.at(0).at("memory"), 4u);  // uid "a" first: node 0 had 5 left
+  // Node 1 gave nothing but stays: the node set is the block, i.e. kubelet's cpuset.mems.
+  ASSERT_EQ(x->memory.count(1), 1u);
+  EXPECT_EQ(x->memory.at(1).at("memory"), 0u);
   EXPECT_EQ(x->numa_affinity, (std::vector<int>{0, 1}));
   const ContainerRecord* y = FindContainer(*s, "b", "y");
   EXPECT_EQ(y->memory.at(0).at("memory"), 1u);
