@@ -111,8 +111,9 @@ absl::Status CpusetManager::EnsureCpusetController(std::string_view cgroup, Appl
           status = Write(ancestor, kSubtreeControl, "+cpuset", result);
         } else {
           status = absl::FailedPreconditionError(fmt::format(
-              "the cpuset controller is not enabled in {}/{}{}{}; enable it there or set "
-              "enable_cpuset_controller",
+              "the cpuset controller is not enabled in {}/{}{}{}; kubelet enables it for its "
+              "kubepods tree, so the path is probably not under it, or enable it there "
+              "(echo +cpuset > that file)",
               root_.path(), ancestor, ancestor.empty() ? "" : "/", kSubtreeControl));
         }
       }
