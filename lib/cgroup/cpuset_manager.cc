@@ -221,8 +221,6 @@ ReconcileReport CpusetManager::Reconcile(const std::vector<CpusetTarget>& desire
     } else {
       drifted.push_back(target.cgroup);
     }
-    // Present again (or still present): forget any earlier absence.
-    registered_[target.cgroup].reset();
   }
   report.drifted = static_cast<int>(drifted.size());
   Execute(PlanWrites(version_, prepared.current, prepared.valid), report.apply);
@@ -232,6 +230,14 @@ ReconcileReport CpusetManager::Reconcile(const std::vector<CpusetTarget>& desire
       for (const TargetFailure& f : report.apply.failures) failed = failed || f.cgroup == cgroup;
       if (!failed) ++report.repaired;
     }
+  }
+  // Present again (or still present), even where it could not be read or written this time:
+  // forget any earlier absence, so a cgroup that comes and goes is not counted as missing
+  // since its first disappearance.
+  const std::set<std::string> gone(prepared.gone.begin(), prepared.gone.end());
+  for (const CpusetTarget& target : desired) {
+    if (gone.count(target.cgroup)) continue;
+    if (auto it = registered_.find(target.cgroup); it != registered_.end()) it->second.reset();
   }
   for (const std::string& cgroup : prepared.gone) {
     std::optional<Timestamp>& since = registered_[cgroup];

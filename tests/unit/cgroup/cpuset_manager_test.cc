@@ -305,6 +305,18 @@ TEST_P(CpusetManagerTest, ReconcileRepairsDriftAndTracksGoneCgroups) {
   gone = manager_->Reconcile(Pool("0-3", "4-7"), t1 + std::chrono::seconds(5));
   ASSERT_EQ(gone.gone.size(), 1u);
   EXPECT_EQ(gone.gone[0].missing_since, t1 + std::chrono::seconds(5));
+
+  // Back, but unreadable this time (its cpuset.cpus not there yet): present all the same, so
+  // the next absence counts from its own start, not from the one before.
+  MakeCgroupWithParents(shared2_);
+  std::filesystem::remove(hierarchy_ + "/" + shared2_ + "/cpuset.cpus");
+  back = manager_->Reconcile(Pool("0-3", "4-7"), t1 + std::chrono::seconds(6));
+  EXPECT_TRUE(back.gone.empty());
+  EXPECT_FALSE(back.apply.ok());
+  std::filesystem::remove_all(hierarchy_ + "/" + shared2_);
+  gone = manager_->Reconcile(Pool("0-3", "4-7"), t1 + std::chrono::seconds(7));
+  ASSERT_EQ(gone.gone.size(), 1u);
+  EXPECT_EQ(gone.gone[0].missing_since, t1 + std::chrono::seconds(7));
 }
 
 TEST_P(CpusetManagerTest, DryRunReconcileCountsDriftButRepairsNothing) {
