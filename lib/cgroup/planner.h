@@ -3,9 +3,11 @@
 // any step. Pure: no I/O, no clock, deterministic output. Thread-safe.
 //
 // The kernel rules it respects:
-//   * v1: a cgroup's cpus and mems must stay a subset of its parent's (EINVAL otherwise), and a
-//     cgroup with tasks may not become empty (ENOSPC). v2 has neither rule (the effective set is
-//     clamped to the parent's instead), but is given the same order, which is harmless.
+//   * v1: a cgroup's cpus and mems must stay a subset of its parent's (recent kernels refuse a
+//     child leaving its parent with EACCES and a parent narrowed below a child with EBUSY;
+//     older ones said EINVAL), and a cgroup with tasks may not become empty (ENOSPC). v2 has
+//     neither rule (the effective set is clamped to the parent's instead), but is given the
+//     same order, which is harmless.
 // The plan has two phases:
 //   1. kWiden, parents before children (ascending depth): every value that grows, plus, for a
 //      v1 cgroup with managed descendants whose new value is neither a superset nor a subset of
