@@ -23,6 +23,7 @@ namespace {
 namespace v1 = ::topologyd::v1;
 using std::chrono::seconds;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 v1::Pod GuaranteedPod(const std::string& uid, const std::string& cpu) {
   v1::Pod pod;
@@ -267,6 +268,17 @@ TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
   EXPECT_THAT(status.checkpoint().last_error(), HasSubstr("Operation not permitted"));
   EXPECT_TRUE(WaitForHealth("\x08\x02")) << "health service did not turn NOT_SERVING";
 
+  // topoctl says what happened, without asking whether the (running) daemon runs.
+  WriteFile(dir_.File("p1.yaml"),
+            "apiVersion: v1\nkind: Pod\nmetadata: {uid: p1, name: p1, namespace: default}\n"
+            "spec:\n  containers:\n  - name: app\n    resources:\n"
+            "      limits: {cpu: \"2\", memory: 128Mi}\n");
+  CommandResult cli = RunCommand({TopoctlBinary(), "--socket", dir_.File("topologyd.sock"), "admit",
+                                  "-f", dir_.File("p1.yaml")});
+  EXPECT_EQ(cli.exit_code, 1);
+  EXPECT_THAT(cli.err, HasSubstr("not acknowledged"));
+  EXPECT_THAT(cli.err, Not(HasSubstr("is topologyd running")));
+
   RunCommand({"/usr/bin/chattr", "-i", state_dir});
   ASSERT_TRUE(stub_->Admit(Context().get(), admit, &admitted).ok());
   EXPECT_TRUE(admitted.admitted());
@@ -277,7 +289,7 @@ TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
   EXPECT_TRUE(WaitForHealth("\x08\x01")) << "health service did not turn SERVING again";
   const std::string log = ReadFile(dir_.File("log"));
   EXPECT_THAT(log, HasSubstr("state checkpoint write failed"));
-  EXPECT_THAT(log, HasSubstr("state checkpoint writes succeed again, after 1 failed"));
+  EXPECT_THAT(log, HasSubstr("state checkpoint writes succeed again, after 2 failed"));
 }
 
 }  // namespace

@@ -19,7 +19,12 @@ std::unique_ptr<grpc::ClientContext> CallContext(std::chrono::milliseconds timeo
 
 int ReportRpcError(const std::string& what, const grpc::Status& status, const std::string& socket) {
   std::cerr << "topoctl: " << what << ": " << status.error_message();
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+  // UNAVAILABLE is also the daemon's own answer when its checkpoint cannot be written; the
+  // hint is only for the channel failing to reach anyone.
+  const bool unreachable =
+      status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+      status.error_message().find("the change is not acknowledged") == std::string::npos;
+  if (unreachable) {
     std::cerr << " (is topologyd running and listening on " << socket << "? use --socket)";
   }
   std::cerr << "\n";
