@@ -97,7 +97,7 @@ void LogReload(const engine::ReloadRecord& record, const std::string& path) {
 std::vector<std::string> HostProblems(const config::Config& config) {
   std::vector<std::string> problems;
   // The listener chowns the socket to this group after binding it.
-  if (::getgrnam(config.socket.group.c_str()) == nullptr) {
+  if (!config.socket.group.empty() && ::getgrnam(config.socket.group.c_str()) == nullptr) {
     problems.push_back(fmt::format("socket.group: unknown group \"{}\"", config.socket.group));
   }
   // Start-up creates the state directory and its missing parents (mkdir -p): the path, or

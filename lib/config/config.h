@@ -19,7 +19,7 @@ namespace topologyd::config {
 
 struct SocketConfig {
   uint32_t mode = 0660;        // permission bits of the listening socket
-  std::string group = "root";  // group owning the socket
+  std::string group = "root";  // group owning the socket; "" = the daemon's own (no chown)
   friend bool operator==(const SocketConfig&, const SocketConfig&) = default;
 };
 
@@ -91,6 +91,13 @@ struct Config {
 
   std::string cpu_manager_policy = "none";  // none | static
   std::map<std::string, std::string> cpu_manager_policy_options;
+  // kubelet's featureGates that topologyd honours: the maturity gates of the CPU Manager's
+  // policy options (kubelet's defaults: alpha off, beta on).
+  struct FeatureGates {
+    bool cpu_manager_policy_alpha_options = false;
+    bool cpu_manager_policy_beta_options = true;
+    friend bool operator==(const FeatureGates&, const FeatureGates&) = default;
+  } feature_gates;
   std::optional<std::string> reserved_system_cpus;  // CPU list
   std::optional<int> cpu_reserved_count;
 

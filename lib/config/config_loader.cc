@@ -395,7 +395,8 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
         c->socket.mode = value;
       }
     }
-    s.String("group", &c->socket.group);
+    // "" is a value here: keep the daemon's own group (no chown), for an unprivileged daemon.
+    s.Scalar("group", &c->socket.group);
   });
   r.Nested("allowedPeers", [&](MapReader& p) {
     p.IntegerList("uids", &c->allowed_peers.uids);
@@ -407,6 +408,12 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
 
   r.String("cpuManagerPolicy", &c->cpu_manager_policy, {"none", "static"});
   r.StringMap("cpuManagerPolicyOptions", &c->cpu_manager_policy_options);
+  // kubelet's names; other gates are refused rather than ignored, so a copied KubeletConfiguration
+  // says which of its gates topologyd does not know.
+  r.Nested("featureGates", [&](MapReader& g) {
+    g.Bool("CPUManagerPolicyAlphaOptions", &c->feature_gates.cpu_manager_policy_alpha_options);
+    g.Bool("CPUManagerPolicyBetaOptions", &c->feature_gates.cpu_manager_policy_beta_options);
+  });
   std::string reserved;
   if (r.Scalar("reservedSystemCPUs", &reserved)) c->reserved_system_cpus = reserved;
   int count = 0;

@@ -59,8 +59,18 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
       return absl::FailedPreconditionError(
           fmt::format("cannot create socket directory {}: {}", dir.string(), ec.message()));
     }
-    // Access to the socket is controlled by its directory too: owner and group only.
+    // Access to the socket is controlled by its directory too: owner and group only, the
+    // group being the socket's, or its members could not reach the socket at all.
     ::chmod(dir.c_str(), 0750);
+    if (!options.group.empty()) {
+      if (group* gr = ::getgrnam(options.group.c_str()); gr != nullptr) {
+        if (::chown(dir.c_str(), static_cast<uid_t>(-1), gr->gr_gid) != 0) {
+          return absl::FailedPreconditionError(
+              fmt::format("cannot give socket directory {} to group {}: {}", dir.string(),
+                          options.group, std::strerror(errno)));
+        }
+      }
+    }
   }
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {

@@ -93,6 +93,29 @@ log: {level: debug, format: json}
   EXPECT_EQ(c->log.format, "json");
 }
 
+TEST(ConfigLoaderTest, FeatureGatesTakeKubeletsNamesAndNoOthers) {
+  auto c = ParseConfig(
+      "featureGates: {CPUManagerPolicyAlphaOptions: true, CPUManagerPolicyBetaOptions: false}\n",
+      "f.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->feature_gates.cpu_manager_policy_alpha_options);
+  EXPECT_FALSE(c->feature_gates.cpu_manager_policy_beta_options);
+  auto defaults = ParseConfig("", "f.yaml");
+  EXPECT_FALSE(defaults->feature_gates.cpu_manager_policy_alpha_options);
+  EXPECT_TRUE(defaults->feature_gates.cpu_manager_policy_beta_options);
+  auto unknown = ParseConfig("featureGates: {MemoryQoS: true}\n", "f.yaml");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(std::string(unknown.status().message()),
+              HasSubstr("f.yaml:1: featureGates.MemoryQoS: unknown key"));
+}
+
+TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
+  auto c = ParseConfig("socket: {group: \"\"}\n", "g.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->socket.group, "");
+  EXPECT_EQ(ParseConfig("", "g.yaml")->socket.group, "root");
+}
+
 TEST(ConfigLoaderTest, CgroupRuntimeIsContainerdOrCriO) {
   auto c = ParseConfig("cgroup: {driver: cgroupfs}\n", "r.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
