@@ -55,8 +55,10 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const config::Co
     return Invalid("cpuManagerPolicy",
                    fmt::format("unknown policy: \"{}\"", config.cpu_manager_policy));
   }
-  absl::StatusOr<cpu::StaticPolicyOptions> options =
-      cpu::ParseStaticPolicyOptions(config.cpu_manager_policy_options);
+  absl::StatusOr<cpu::StaticPolicyOptions> options = cpu::ParseStaticPolicyOptions(
+      config.cpu_manager_policy_options,
+      cpu::PolicyOptionGates{.alpha_options = config.feature_gates.cpu_manager_policy_alpha_options,
+                             .beta_options = config.feature_gates.cpu_manager_policy_beta_options});
   if (!options.ok()) return KeyError("cpuManagerPolicyOptions", options.status());
   cpu::CpuTopology cpus = cpu::FromTopology(machine);
   absl::Status fits = cpu::ValidateStaticPolicyOptionsForMachine(*options, cpus, tm_policy);

@@ -54,6 +54,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.cpu_manager_policy, next.cpu_manager_policy, "cpuManagerPolicy", &plan);
   RestartOnly(old.cpu_manager_policy_options, next.cpu_manager_policy_options,
               "cpuManagerPolicyOptions", &plan);
+  RestartOnly(old.feature_gates, next.feature_gates, "featureGates", &plan);
   RestartOnly(old.reserved_system_cpus, next.reserved_system_cpus, "reservedSystemCPUs", &plan);
   RestartOnly(old.cpu_reserved_count, next.cpu_reserved_count, "cpuReservedCount", &plan);
   RestartOnly(old.topology_manager_policy, next.topology_manager_policy, "topologyManagerPolicy",

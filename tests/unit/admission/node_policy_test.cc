@@ -99,6 +99,29 @@ TEST(NodePolicyTest, ErrorsNameTheConfigKey) {
   }
 }
 
+// kubelet's maturity gates, under kubelet's names: alpha options only with the alpha gate,
+// beta options refused when the beta gate is turned off.
+TEST(NodePolicyTest, FeatureGatesDecideWhichOptionMaturityIsAccepted) {
+  const topology::Topology machine = Machine(MachineSpec{});
+  config::Config config = BaseConfig("best-effort");
+  config.cpu_manager_policy_options = {{"distribute-cpus-across-cores", "true"}};
+  absl::StatusOr<NodePolicy> refused = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("Alpha-level Options not enabled"));
+  config.feature_gates.cpu_manager_policy_alpha_options = true;
+  EXPECT_TRUE(BuildNodePolicy(config, machine).ok());
+
+  config = BaseConfig("best-effort");
+  config.cpu_manager_policy_options = {{"strict-cpu-reservation", "true"}};  // beta
+  EXPECT_TRUE(BuildNodePolicy(config, machine).ok());
+  config.feature_gates.cpu_manager_policy_beta_options = false;
+  absl::StatusOr<NodePolicy> beta_off = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(beta_off.ok());
+  EXPECT_THAT(std::string(beta_off.status().message()),
+              HasSubstr("Beta-level Options not enabled"));
+}
+
 TEST(NodePolicyTest, PreferClosestNeedsDistances) {
   topology::Topology machine = Machine(MachineSpec{});
   for (topology::NumaNode& n : machine.numa_nodes) n.distances.clear();
