@@ -340,6 +340,11 @@ void ReadDevices(MapReader& r, std::vector<DevicePoolConfig>* pools) {
                                         numa));
       }
       if (numa >= 0) d.numa_nodes.push_back(numa);
+      // One spelling per device: with both, one would silently win over the other.
+      if (dev.Get("numaNode").IsDefined() && dev.Get("numaNodes").IsDefined()) {
+        dev.problems()->Add(dev.KeyNode("numaNodes"), dev.KeyPath("numaNodes"),
+                            "set either numaNode or numaNodes, not both");
+      }
       dev.IntegerList("numaNodes", &d.numa_nodes);
       pool.devices.push_back(d);
     });
@@ -396,6 +401,11 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
       }
     }
     // "" is a value here: keep the daemon's own group (no chown), for an unprivileged daemon.
+    // A key without a value is more likely a slip than a wish for the default (root).
+    if (YAML::Node g = s.Get("group"); g.IsDefined() && g.IsNull()) {
+      s.problems()->Add(s.KeyNode("group"), s.KeyPath("group"),
+                        "has no value; give a group, or \"\" to keep the daemon's own");
+    }
     s.Scalar("group", &c->socket.group);
   });
   r.Nested("allowedPeers", [&](MapReader& p) {

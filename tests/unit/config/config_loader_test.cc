@@ -114,6 +114,25 @@ TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->socket.group, "");
   EXPECT_EQ(ParseConfig("", "g.yaml")->socket.group, "root");
+  auto no_value = ParseConfig("socket:\n  group:\n", "g.yaml");
+  ASSERT_FALSE(no_value.ok());
+  EXPECT_THAT(std::string(no_value.status().message()),
+              HasSubstr("g.yaml:2: socket.group: has no value"));
+}
+
+TEST(ConfigLoaderTest, ADeviceHasNumaNodeOrNumaNodesNotBoth) {
+  auto both = ParseConfig(
+      "devices:\n- resourceName: example.com/fpga\n  devices:\n"
+      "  - {id: f0, numaNode: 0, numaNodes: [1]}\n",
+      "d.yaml");
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(std::string(both.status().message()),
+              HasSubstr("set either numaNode or numaNodes, not both"));
+  auto list = ParseConfig(
+      "devices:\n- resourceName: example.com/fpga\n  devices:\n  - {id: f0, numaNodes: [0, 1]}\n",
+      "d.yaml");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->devices[0].devices[0].numa_nodes, (std::vector<int>{0, 1}));
 }
 
 TEST(ConfigLoaderTest, CgroupRuntimeIsContainerdOrCriO) {
