@@ -5,8 +5,8 @@
 #include <string>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/pci_bus_id.h"
 #include "lib/memory/memory_policy.h"
-#include "lib/state/kubelet_device_advice.h"
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -98,7 +98,7 @@ absl::Status RestoreDevices(const NodePolicy& node, const state::State& records,
           if (pool->Find(id) == nullptr) {
             // Ids imported from kubelet are its device plugin's (GPU UUIDs, ...), while a `pci`
             // pool names devices by bus id: that needs another pool, not another device.
-            const bool foreign = !state::kubelet::IsPciBusId(id);
+            const bool foreign = !IsPciBusId(id);
             return Conflict(
                 pod, c,
                 fmt::format("holds {} device {}, which is no longer in the pool", resource, id),

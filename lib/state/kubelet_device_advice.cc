@@ -1,31 +1,15 @@
 #include "lib/state/kubelet_device_advice.h"
 
-#include <cctype>
 #include <map>
 #include <set>
 #include <vector>
+
+#include "lib/common/pci_bus_id.h"
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
 namespace topologyd::state::kubelet {
-namespace {
-
-bool HexDigits(std::string_view s) {
-  for (char c : s) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool IsPciBusId(std::string_view id) {
-  // dddd:bb:dd.f
-  return id.size() == 12 && id[4] == ':' && id[7] == ':' && id[10] == '.' &&
-         HexDigits(id.substr(0, 4)) && HexDigits(id.substr(5, 2)) && HexDigits(id.substr(8, 2)) &&
-         id[11] >= '0' && id[11] <= '7';
-}
 
 std::string DevicePoolAdvice(const DeviceCheckpoint& cp) {
   // resource -> device id -> NUMA nodes kubelet recorded it under (-1: no topology).

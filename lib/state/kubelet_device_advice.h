@@ -14,9 +14,6 @@
 
 namespace topologyd::state::kubelet {
 
-// Whether `id` has the form of a PCI bus id, "0000:3b:00.0" (domain:bus:device.function).
-bool IsPciBusId(std::string_view id);
-
 // Empty when every device id in `cp` is a PCI bus id; otherwise a note and a YAML snippet
 // for the configuration, one block per resource, each line ending in '\n'.
 std::string DevicePoolAdvice(const DeviceCheckpoint& cp);

@@ -3,35 +3,16 @@
 #include <unistd.h>
 
 #include <array>
-#include <cctype>
 #include <string_view>
 
+#include "lib/common/pci_bus_id.h"
+
 namespace topologyd::topology {
-namespace {
-
-// dddd:bb:dd.f in lower-case hex, as the kernel names PCI devices.
-bool IsBusId(std::string_view s) {
-  static constexpr std::string_view kShape = "xxxx:xx:xx.x";
-  if (s.size() != kShape.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (kShape[i] == 'x') {
-      if (!std::isxdigit(static_cast<unsigned char>(s[i])) ||
-          std::isupper(static_cast<unsigned char>(s[i]))) {
-        return false;
-      }
-    } else if (s[i] != kShape[i]) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
 
 std::optional<std::string> SriovPhysicalFunction(const std::string& sysfs_root,
                                                  const std::string& busid) {
   // The bus id comes from hwloc; checking its shape keeps the path inside the devices dir.
-  if (!IsBusId(busid)) return std::nullopt;
+  if (!IsPciBusId(busid)) return std::nullopt;
   std::string root = sysfs_root;
   while (!root.empty() && root.back() == '/') root.pop_back();
   const std::string link = root + "/sys/bus/pci/devices/" + busid + "/physfn";
@@ -43,7 +24,7 @@ std::optional<std::string> SriovPhysicalFunction(const std::string& sysfs_root,
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   const size_t slash = path.rfind('/');
   std::string_view parent = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  if (!IsBusId(parent)) return std::nullopt;
+  if (!IsPciBusId(parent)) return std::nullopt;
   return std::string(parent);
 }
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "lib/common/pci_bus_id.h"
 #include "lib/state/kubelet_checksum.h"
 #include "lib/state/kubelet_device_advice.h"
 #include "tests/unit/state/test_util.h"
@@ -322,11 +323,12 @@ TEST(KubeletDeviceTest, FixtureVerifiesAndImports) {
 }
 
 TEST(KubeletDeviceTest, IsPciBusId) {
-  EXPECT_TRUE(IsPciBusId("0000:3b:00.0"));
-  EXPECT_TRUE(IsPciBusId("0000:AF:1f.7"));
-  for (const char* id : {"GPU-4f1c", "0000:3b:00.8", "3b:00.0", "0000:3b:00.00", "0000-3b:00.0",
-                         "0000:3g:00.0", ""}) {
-    EXPECT_FALSE(IsPciBusId(id)) << id;
+  EXPECT_TRUE(topologyd::IsPciBusId("0000:3b:00.0"));
+  EXPECT_TRUE(topologyd::IsPciBusId("0000:af:1f.7"));
+  // Upper case is not how the kernel or hwloc name a device, so no `pci` pool holds it.
+  for (const char* id : {"GPU-4f1c", "0000:AF:1f.7", "0000:3b:00.8", "3b:00.0", "0000:3b:00.00",
+                         "0000-3b:00.0", "0000:3g:00.0", ""}) {
+    EXPECT_FALSE(topologyd::IsPciBusId(id)) << id;
   }
 }
 
