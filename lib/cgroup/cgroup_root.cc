@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "lib/cgroup/naming.h"
+#include "lib/common/quote.h"
 
 #include "fmt/format.h"
 #include <sys/stat.h>

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "lib/common/quote.h"
+
 #include "fmt/format.h"
 
 namespace topologyd::cgroup {
@@ -27,21 +29,21 @@ bool IsComponentChar(char c) { return IsIdChar(c) || c == '_' || c == '@'; }
 absl::Status ValidateComponent(std::string_view component, std::string_view whole) {
   if (component.empty()) {
     return absl::InvalidArgumentError(
-        fmt::format("cgroup path \"{}\" has an empty component", EscapeForMessage(whole)));
+        fmt::format("cgroup path {} has an empty component", QuoteForMessage(whole)));
   }
   if (component == "." || component == "..") {
-    return absl::InvalidArgumentError(fmt::format("cgroup path \"{}\" has a \"{}\" component",
-                                                  EscapeForMessage(whole), component));
+    return absl::InvalidArgumentError(
+        fmt::format("cgroup path {} has a {} component", QuoteForMessage(whole), component));
   }
   if (component.size() > kMaxComponentLength) {
     return absl::InvalidArgumentError(
-        fmt::format("cgroup path \"{}\" has a component longer than {} bytes",
-                    EscapeForMessage(whole), kMaxComponentLength));
+        fmt::format("cgroup path {} has a component longer than {} bytes", QuoteForMessage(whole),
+                    kMaxComponentLength));
   }
   for (char c : component) {
     if (!IsComponentChar(c)) {
       return absl::InvalidArgumentError(fmt::format(
-          "cgroup path \"{}\" contains a byte outside [A-Za-z0-9._:@-]", EscapeForMessage(whole)));
+          "cgroup path {} contains a byte outside [A-Za-z0-9._:@-]", QuoteForMessage(whole)));
     }
   }
   return absl::OkStatus();
@@ -59,30 +61,18 @@ std::string_view QosName(QosClass qos) {
 
 }  // namespace
 
-std::string EscapeForMessage(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 absl::Status ValidateContainerId(std::string_view id) {
   if (id.empty() || id.size() > kMaxContainerIdLength) {
-    return absl::InvalidArgumentError(
-        fmt::format("container id \"{}\" must have 1 to {} characters", EscapeForMessage(id),
-                    kMaxContainerIdLength));
+    return absl::InvalidArgumentError(fmt::format("container id {} must have 1 to {} characters",
+                                                  QuoteForMessage(id), kMaxContainerIdLength));
   }
   if (id == "." || id == "..") {
-    return absl::InvalidArgumentError(fmt::format("container id \"{}\" is not a name", id));
+    return absl::InvalidArgumentError(
+        fmt::format("container id {} is not a name", QuoteForMessage(id)));
   }
   if (!std::all_of(id.begin(), id.end(), IsIdChar)) {
     return absl::InvalidArgumentError(fmt::format(
-        "container id \"{}\" contains a byte outside [A-Za-z0-9._:-]", EscapeForMessage(id)));
+        "container id {} contains a byte outside [A-Za-z0-9._:-]", QuoteForMessage(id)));
   }
   return absl::OkStatus();
 }
@@ -100,7 +90,7 @@ absl::Status ValidatePodUid(std::string_view uid) {
   }
   if (!ok) {
     return absl::InvalidArgumentError(
-        fmt::format("pod uid \"{}\" is neither a UUID nor 32 hex digits", EscapeForMessage(uid)));
+        fmt::format("pod uid {} is neither a UUID nor 32 hex digits", QuoteForMessage(uid)));
   }
   return absl::OkStatus();
 }
@@ -115,8 +105,8 @@ absl::Status ValidateRelativeCgroupPath(std::string_view path) {
   }
   if (path.front() == '/') {
     return absl::InvalidArgumentError(
-        fmt::format("cgroup path \"{}\" is absolute; it must be relative to the cgroup root",
-                    EscapeForMessage(path)));
+        fmt::format("cgroup path {} is absolute; it must be relative to the cgroup root",
+                    QuoteForMessage(path)));
   }
   size_t start = 0;
   while (true) {
@@ -133,7 +123,7 @@ absl::Status ValidateRelativeCgroupPath(std::string_view path) {
 absl::Status ValidateCgroupFileName(std::string_view name) {
   if (name.find('/') != std::string_view::npos) {
     return absl::InvalidArgumentError(
-        fmt::format("cgroup file name \"{}\" contains '/'", EscapeForMessage(name)));
+        fmt::format("cgroup file name {} contains '/'", QuoteForMessage(name)));
   }
   return ValidateComponent(name, name);
 }

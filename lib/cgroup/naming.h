@@ -73,7 +73,4 @@ bool IsCgroupAncestor(std::string_view ancestor, std::string_view path);
 // Number of components of a valid relative path.
 int CgroupDepth(std::string_view path);
 
-// `text` with bytes outside printable ASCII shown as \xNN, for error messages.
-std::string EscapeForMessage(std::string_view text);
-
 }  // namespace topologyd::cgroup

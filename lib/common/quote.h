@@ -20,21 +20,27 @@ namespace topologyd {
 
 inline constexpr size_t kMaxQuotedBytes = 64;
 
-inline std::string QuoteForMessage(std::string_view s, size_t max_bytes = kMaxQuotedBytes) {
-  std::string out = "\"";
-  const size_t shown = s.size() < max_bytes ? s.size() : max_bytes;
-  for (size_t i = 0; i < shown; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
+// The escaping alone, whole: no quotes, nothing cut (for text known to be short, such as a
+// path component).
+inline std::string EscapeForMessage(std::string_view s) {
+  std::string out;
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
       out += '\\';
-      out += static_cast<char>(c);
+      out += ch;
     } else if (c < 0x20 || c >= 0x7f) {
       out += fmt::format("\\x{:02x}", c);
     } else {
-      out += static_cast<char>(c);
+      out += ch;
     }
   }
-  out += '"';
+  return out;
+}
+
+inline std::string QuoteForMessage(std::string_view s, size_t max_bytes = kMaxQuotedBytes) {
+  const size_t shown = s.size() < max_bytes ? s.size() : max_bytes;
+  std::string out = "\"" + EscapeForMessage(s.substr(0, shown)) + "\"";
   if (shown < s.size()) out += fmt::format("...({} bytes)", s.size());
   return out;
 }

@@ -28,8 +28,7 @@ absl::Status ValidateBindings(const state::State& state) {
           fmt::format("pod uid {} is not 1 to 64 of [A-Za-z0-9-]", QuoteForMessage(uid)));
     }
     for (const state::ContainerRecord& c : pod.containers) {
-      const std::string who =
-          fmt::format("pod {} container {}", uid, cgroup::EscapeForMessage(c.name));
+      const std::string who = fmt::format("pod {} container {}", uid, EscapeForMessage(c.name));
       if (!c.container_id.empty()) {
         if (absl::Status s = cgroup::ValidateContainerId(c.container_id); !s.ok()) {
           return absl::FailedPreconditionError(fmt::format("{}: {}", who, s.message()));

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "lib/common/quote.h"
+
 #include "gtest/gtest.h"
 
 namespace topologyd::cgroup {
