@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "fmt/format.h"
 #include <sys/eventfd.h>
@@ -51,6 +52,16 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
         fmt::format("socket path \"{}\" must be non-empty and shorter than {} bytes", path,
                     sizeof(addr.sun_path)));
   }
+  // The socket's group, resolved before anything is created; unset: keep our own group.
+  std::optional<gid_t> gid;
+  if (!options.group.empty()) {
+    group* gr = ::getgrnam(options.group.c_str());
+    if (gr == nullptr) {
+      return absl::FailedPreconditionError(
+          fmt::format("cannot listen on {}: unknown group \"{}\"", path, options.group));
+    }
+    gid = gr->gr_gid;
+  }
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
@@ -62,14 +73,10 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
     // Access to the socket is controlled by its directory too: owner and group only, the
     // group being the socket's, or its members could not reach the socket at all.
     ::chmod(dir.c_str(), 0750);
-    if (!options.group.empty()) {
-      if (group* gr = ::getgrnam(options.group.c_str()); gr != nullptr) {
-        if (::chown(dir.c_str(), static_cast<uid_t>(-1), gr->gr_gid) != 0) {
-          return absl::FailedPreconditionError(
-              fmt::format("cannot give socket directory {} to group {}: {}", dir.string(),
-                          options.group, std::strerror(errno)));
-        }
-      }
+    if (gid && ::chown(dir.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
+      return absl::FailedPreconditionError(
+          fmt::format("cannot give socket directory {} to group {}: {}", dir.string(),
+                      options.group, std::strerror(errno)));
     }
   }
   struct stat st {};
@@ -100,15 +107,8 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
     ::close(fd);
     return s;
   }
-  if (!options.group.empty()) {
-    group* gr = ::getgrnam(options.group.c_str());
-    if (gr == nullptr) {
-      ::close(fd);
-      ::unlink(path.c_str());
-      return absl::FailedPreconditionError(
-          fmt::format("cannot listen on {}: unknown group \"{}\"", path, options.group));
-    }
-    if (::chown(path.c_str(), static_cast<uid_t>(-1), gr->gr_gid) != 0) {
+  if (gid) {
+    if (::chown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
       absl::Status s = Fail(path, "chown");
       ::close(fd);
       ::unlink(path.c_str());

@@ -66,7 +66,7 @@ absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
       }
       // kubelet's validateState refuses this too: with nothing shared, its shared pool was
       // lost, not handed out.
-      if (shared->IsEmpty() && cp.policy_name != "none") {
+      if (shared->IsEmpty()) {
         return absl::FailedPreconditionError(fmt::format(
             R"(cpu_manager_state: default cpuset cannot be empty while pod {} container "{}" )"
             R"(holds CPUs "{}" (kubelet refuses to start on this file as well))",
