@@ -275,7 +275,7 @@ int RunDaemon(const std::string& config_path) {
   // (at least every `wait`, so a failing disk shows within a second).
   while (true) {
     engine::EngineStatus current = engine.Status();
-    health.Update(current.healthy, current.checkpoint.last_error);
+    health.Update(current.healthy, current.problem);
     std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait);
     if (!sig) {
       // Only a healthy engine keeps systemd's watchdog fed; a wedged or failing one is

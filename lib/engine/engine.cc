@@ -114,6 +114,7 @@ Engine::Engine(EngineOptions options, std::shared_ptr<const admission::NodePolic
                admission::AllocationState allocation, state::State records,
                state::CheckpointStore store)
     : started_(std::chrono::steady_clock::now()),
+      stalled_write_after_(options.stalled_write_after),
       topology_(std::move(options.topology)),
       log_(options.log ? std::move(options.log) : [](const std::string&) {}),
       log_error_(options.log_error ? std::move(options.log_error) : [](const std::string&) {}),
@@ -361,6 +362,12 @@ absl::StatusOr<ContainerView> Engine::Allocate(const std::string& pod_uid,
 
 void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
                           Completion<uint64_t> done) {
+  ReleaseAsync(pod_uid, container, nullptr, std::move(done));
+}
+
+void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
+                          const state::ContainerRecord* only_if_bound_to,
+                          Completion<uint64_t> done) {
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
     std::lock_guard<std::mutex> lock(mu_);
@@ -375,6 +382,10 @@ void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::s
       if (c == containers.end()) {
         return absl::NotFoundError(
             fmt::format("pod {} has no admitted container \"{}\"", pod_uid, *container));
+      }
+      if (only_if_bound_to && (c->container_id != only_if_bound_to->container_id ||
+                               c->cgroup != only_if_bound_to->cgroup)) {
+        return absl::AbortedError(fmt::format("it has been bound to cgroup {} since", c->cgroup));
       }
       allocation_ = admission::Release(*policy_, allocation_, pod_uid, *container);
       containers.erase(c);
@@ -420,13 +431,16 @@ EngineStatus Engine::Status() const {
     status.admitted_pods = static_cast<uint32_t>(records_.pods.size());
   }
   const GroupCommitter::Stats written = committer_.stats();
-  status.healthy = written.last_write.ok();
+  const auto now = std::chrono::steady_clock::now();
+  status.problem = HealthProblem(written, now);
+  status.healthy = status.problem.empty();
   status.checkpoint = {.path = store_.path(),
                        .durable_generation = written.durable_generation,
                        .writes = written.writes,
                        .failed_writes = written.failed_writes,
                        .last_batch = written.last_batch,
                        .last_error = std::string(written.last_write.message())};
+  if (written.writing_since) status.checkpoint.write_running = now - *written.writing_since;
   if (enforcer_) {
     status.cgroup = enforcer_->counters();
     status.cgroup_version = enforcer_->version_name();
@@ -447,9 +461,26 @@ std::shared_ptr<const admission::NodePolicy> Engine::policy() const {
 }
 
 bool Engine::Healthy() const {
-  // Taking the mutex is part of the check: a wedged engine must stop the watchdog pings.
+  // Taking the mutex is part of the check: a wedged engine must stop the watchdog pings. The
+  // writer does not hold it while writing, so a hung write is judged by its duration.
   std::lock_guard<std::mutex> lock(mu_);
-  return committer_.last_write_status().ok();
+  return HealthProblem(committer_.stats(), std::chrono::steady_clock::now()).empty();
+}
+
+std::string Engine::HealthProblem(const GroupCommitter::Stats& written,
+                                  std::chrono::steady_clock::time_point now) const {
+  if (written.writing_since && now - *written.writing_since > stalled_write_after_) {
+    const auto running =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - *written.writing_since);
+    return fmt::format(
+        "a state checkpoint write to {} has not finished after {:.1f} s (the disk or file "
+        "system does not complete it)",
+        store_.path(), static_cast<double>(running.count()) / 1000.0);
+  }
+  if (!written.last_write.ok()) {
+    return fmt::format("the state checkpoint cannot be written: {}", written.last_write.message());
+  }
+  return "";
 }
 
 ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
@@ -497,7 +528,8 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
 
 void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
   if (!enforcer_) return;
-  std::vector<std::pair<std::string, std::string>> to_release;  // (pod uid, container)
+  // (pod uid, the container as bound when its cgroup was found gone)
+  std::vector<std::pair<std::string, state::ContainerRecord>> to_release;
   {
     std::lock_guard<std::mutex> enforce_lock(enforce_mu_);
     std::vector<cgroup::CpusetTarget> targets;
@@ -514,19 +546,27 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
       if (now - gone.missing_since < grace) continue;
       for (const auto& [uid, pod] : snapshot.pods) {
         for (const auto& c : pod.containers) {
-          if (c.cgroup == gone.cgroup) to_release.emplace_back(uid, c.name);
+          if (c.cgroup == gone.cgroup) to_release.emplace_back(uid, c);
         }
       }
     }
   }
-  for (const auto& [uid, name] : to_release) {
-    absl::StatusOr<uint64_t> released = Release(uid, name);
-    log_(released.ok()
-             ? fmt::format("released pod {} container {}: its cgroup has been gone longer than "
-                           "cgroup.releaseGracePeriod",
-                           uid, name)
-             : fmt::format("could not release pod {} container {} whose cgroup is gone: {}", uid,
-                           name, released.status().message()));
+  for (const auto& [uid, bound] : to_release) {
+    absl::StatusOr<uint64_t> released = Await<uint64_t>(
+        [&](Completion<uint64_t> done) { ReleaseAsync(uid, bound.name, &bound, std::move(done)); });
+    const std::string& name = bound.name;
+    if (released.ok()) {
+      log_(
+          fmt::format("released pod {} container {}: its cgroup {} has been gone longer than "
+                      "cgroup.releaseGracePeriod",
+                      uid, name, bound.cgroup));
+    } else if (absl::IsAborted(released.status())) {
+      log_(fmt::format("kept pod {} container {} whose cgroup {} is gone: {}", uid, name,
+                       bound.cgroup, released.status().message()));
+    } else {
+      log_(fmt::format("could not release pod {} container {} whose cgroup is gone: {}", uid, name,
+                       released.status().message()));
+    }
   }
 }
 

@@ -52,6 +52,8 @@ struct CheckpointStatus {
   uint64_t failed_writes = 0;
   size_t last_batch = 0;   // changes the last successful write acknowledged
   std::string last_error;  // the last write's error; empty when it succeeded
+  // How long the write in progress has been running; empty while none is.
+  std::optional<std::chrono::steady_clock::duration> write_running;
 };
 
 struct EngineStatus {
@@ -63,7 +65,10 @@ struct EngineStatus {
   CheckpointStatus checkpoint;
   EnforcerCounters cgroup;
   std::string cgroup_version;  // detected ("v1"/"v2"); empty without enforcement
-  bool healthy = true;         // the last checkpoint write succeeded
+  // Changes are being acknowledged: the last checkpoint write succeeded and the one in
+  // progress, if any, has not been running longer than EngineOptions::stalled_write_after.
+  bool healthy = true;
+  std::string problem;  // why not, for people; empty while healthy
 };
 
 // A container as the API shows it: its record, with the current shared pool as `cpus`
@@ -97,6 +102,9 @@ struct EngineOptions {
   std::function<void(const std::string&)> log;  // notable events (releases by reconcile)
   // Problems an operator must act on: checkpoint writes starting to fail.
   std::function<void(const std::string&)> log_error;
+  // A checkpoint write running longer than this (a hung fsync: a dead disk or NFS server)
+  // makes the engine unhealthy, so the watchdog restarts a daemon that cannot acknowledge.
+  std::chrono::milliseconds stalled_write_after = std::chrono::seconds(10);
 };
 
 // How an asynchronous Engine call reports its outcome; it runs exactly once, possibly on
@@ -141,7 +149,8 @@ class Engine {
   std::shared_ptr<const config::Config> config() const;
   std::shared_ptr<const topology::Topology> topology() const;
   std::shared_ptr<const admission::NodePolicy> policy() const;
-  // False while the last checkpoint write failed; the daemon stops watchdog pings then.
+  // EngineStatus::healthy, with the engine mutex taken: the daemon feeds systemd's watchdog
+  // only while this holds.
   bool Healthy() const;
 
   // Applies a re-read configuration: live keys take effect, restart-only changes are
@@ -161,6 +170,11 @@ class Engine {
  private:
   Engine(EngineOptions options, std::shared_ptr<const admission::NodePolicy> policy,
          admission::AllocationState allocation, state::State records, state::CheckpointStore store);
+  // ReleaseAsync; with `only_if_bound_to`, only while the container is still bound to that
+  // container id and cgroup (ABORTED otherwise): reconcile decides from a snapshot, and an
+  // Allocate may have bound the container to a new, live cgroup since.
+  void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
+                    const state::ContainerRecord* only_if_bound_to, Completion<uint64_t> done);
   absl::StatusOr<uint64_t> WriteSnapshot();
   // Once `generation` is durable, brings the cgroups in line and calls `done` (UNAVAILABLE
   // when the checkpoint could not be written).
@@ -168,7 +182,12 @@ class Engine {
   void Enforce();
   std::vector<ContainerView> Views(const state::PodRecord& pod) const;  // requires mu_
 
+  // Why the engine is not acknowledging changes, from the writer's counters; empty if it is.
+  std::string HealthProblem(const GroupCommitter::Stats& written,
+                            std::chrono::steady_clock::time_point now) const;
+
   const std::chrono::steady_clock::time_point started_;
+  const std::chrono::milliseconds stalled_write_after_;
   const std::shared_ptr<const topology::Topology> topology_;
   std::function<void(const std::string&)> log_;
   std::function<void(const std::string&)> log_error_;

@@ -61,11 +61,13 @@ void GroupCommitter::WriterLoop() {
     // The waiters this write is meant for; later arrivals may be covered too, but a failure
     // is reported only to these.
     const uint64_t newest_waiting = std::prev(pending_.end())->first;
-    lock.unlock();
     const auto started = std::chrono::steady_clock::now();
+    writing_since_ = started;
+    lock.unlock();
     absl::StatusOr<uint64_t> wrote = write_snapshot_();
     const auto took = std::chrono::steady_clock::now() - started;
     lock.lock();
+    writing_since_.reset();
     ++writes_;
     if (!wrote.ok()) ++failed_writes_;
     last_status_ = wrote.status();
@@ -93,7 +95,8 @@ GroupCommitter::Stats GroupCommitter::stats() const {
           .writes = writes_,
           .failed_writes = failed_writes_,
           .last_batch = writes_ > failed_writes_ ? last_batch_ : 0,
-          .last_write = last_status_};
+          .last_write = last_status_,
+          .writing_since = writing_since_};
 }
 
 uint64_t GroupCommitter::durable_generation() const {

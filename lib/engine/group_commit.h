@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -64,6 +65,9 @@ class GroupCommitter {
     uint64_t failed_writes = 0;
     size_t last_batch = 0;  // 0 until a write succeeded
     absl::Status last_write;
+    // When the write in progress began; empty while the writer is not writing. A write
+    // that never returns (a hung fsync) shows here and nowhere else.
+    std::optional<std::chrono::steady_clock::time_point> writing_since;
   };
   Stats stats() const;
 
@@ -93,10 +97,11 @@ class GroupCommitter {
   uint64_t failed_writes_ = 0;       // guarded by mu_
   absl::Status last_status_;         // guarded by mu_
   // The waiters, by generation; a write completes and removes the ones it covers.
-  std::multimap<uint64_t, Done> pending_;             // guarded by mu_
-  size_t last_batch_ = 1;                             // guarded by mu_
-  std::chrono::steady_clock::duration last_write_{};  // guarded by mu_
-  bool stop_ = false;                                 // guarded by mu_
+  std::multimap<uint64_t, Done> pending_;                               // guarded by mu_
+  size_t last_batch_ = 1;                                               // guarded by mu_
+  std::chrono::steady_clock::duration last_write_{};                    // guarded by mu_
+  std::optional<std::chrono::steady_clock::time_point> writing_since_;  // guarded by mu_
+  bool stop_ = false;                                                   // guarded by mu_
   // How many pending waiters make the writer's wait worth ending: 1 while it is idle, the
   // gather target while it gathers, none while it writes. Arrivals below it do not wake the
   // writer (each wake-up is a context switch). Guarded by mu_.

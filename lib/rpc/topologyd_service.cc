@@ -116,6 +116,10 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
   checkpoint->set_failed_writes(status.checkpoint.failed_writes);
   checkpoint->set_last_batch(static_cast<uint32_t>(status.checkpoint.last_batch));
   checkpoint->set_last_error(status.checkpoint.last_error);
+  if (status.checkpoint.write_running) {
+    SetDuration(*status.checkpoint.write_running, checkpoint->mutable_write_running());
+  }
+  response->set_problem(status.problem);
   return grpc::Status::OK;
 }
 
@@ -133,13 +137,14 @@ grpc::ServerUnaryReactor* TopologydService::GetTopology(grpc::CallbackServerCont
 namespace topologyd::rpc {
 
 grpc::ServerUnaryReactor* TopologydService::BeginCall(grpc::CallbackServerContext* context) {
-  in_flight_.fetch_add(1);
+  in_flight_->fetch_add(1);
   return context->DefaultReactor();
 }
 
 void TopologydService::Finish(grpc::ServerUnaryReactor* reactor, const grpc::Status& status) {
+  std::shared_ptr<std::atomic<int>> in_flight = in_flight_;  // `this` may be gone after Finish
   reactor->Finish(status);
-  in_flight_.fetch_sub(1);
+  in_flight->fetch_sub(1);
 }
 
 grpc::ServerUnaryReactor* TopologydService::Answer(grpc::CallbackServerContext* context,

@@ -62,7 +62,7 @@ class TopologydService final : public TopologydCallbackService {
                                    topologyd::v1::StatusResponse* response) override;
 
   // Calls started and not finished yet; the daemon waits for this to reach 0 when stopping.
-  int InFlight() const { return in_flight_.load(); }
+  int InFlight() const { return in_flight_->load(); }
 
  private:
   // PERMISSION_DENIED unless the caller's credentials pass the configured allowlist.
@@ -81,7 +81,9 @@ class TopologydService final : public TopologydCallbackService {
 
   engine::Engine* engine_;
   const PeerRegistry* peers_;
-  std::atomic<int> in_flight_{0};
+  // Shared with each finishing call: a call counts until its reply is handed to gRPC, and
+  // the last reply can let the server (and this object) go while its Finish still returns.
+  const std::shared_ptr<std::atomic<int>> in_flight_ = std::make_shared<std::atomic<int>>(0);
   uid_t daemon_uid_;
 };
 

@@ -188,6 +188,8 @@ TEST(DaemonProcessTest, ServesStatusReloadsOnHupAndStopsOnTerm) {
   EXPECT_EQ(status["checkpoint"]["path"], dir.File("state/state.json"));
   EXPECT_EQ(status["checkpoint"]["failed_writes"], 0);
   EXPECT_EQ(status["checkpoint"]["last_error"], "");
+  EXPECT_EQ(status["problem"], "");
+  EXPECT_TRUE(status["checkpoint"]["write_running_seconds"].is_null());
   CommandResult table = RunCommand({TopoctlBinary(), "--socket", socket, "status"});
   EXPECT_THAT(table.out, HasSubstr("health"));
   EXPECT_THAT(table.out, HasSubstr(dir.File("state/state.json") + ": generation 0 on disk"));

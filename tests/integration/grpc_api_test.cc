@@ -266,7 +266,14 @@ TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
   EXPECT_EQ(status.checkpoint().path(), state_dir + "/state.json");
   EXPECT_EQ(status.checkpoint().failed_writes(), 1u);
   EXPECT_THAT(status.checkpoint().last_error(), HasSubstr("Operation not permitted"));
+  EXPECT_THAT(status.problem(), HasSubstr("the state checkpoint cannot be written: "));
+  EXPECT_THAT(status.problem(), HasSubstr("Operation not permitted"));
+  EXPECT_FALSE(status.checkpoint().has_write_running()) << "no write is in progress";
   EXPECT_TRUE(WaitForHealth("\x08\x02")) << "health service did not turn NOT_SERVING";
+  CommandResult table =
+      RunCommand({TopoctlBinary(), "--socket", dir_.File("topologyd.sock"), "status"});
+  EXPECT_THAT(table.out, HasSubstr("NOT ACKNOWLEDGING CHANGES: the state checkpoint cannot be "
+                                   "written"));
 
   // topoctl says what happened, without asking whether the (running) daemon runs.
   WriteFile(dir_.File("p1.yaml"),
@@ -285,6 +292,7 @@ TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
   ASSERT_TRUE(stub_->Status(Context().get(), {}, &status).ok());
   EXPECT_TRUE(status.healthy());
   EXPECT_EQ(status.checkpoint().last_error(), "");
+  EXPECT_EQ(status.problem(), "");
   EXPECT_EQ(status.checkpoint().durable_generation(), status.state_generation());
   EXPECT_TRUE(WaitForHealth("\x08\x01")) << "health service did not turn SERVING again";
   const std::string log = ReadFile(dir_.File("log"));

@@ -33,6 +33,7 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
         {"failed_writes", r.cgroup().failed_writes()},
         {"drift_repairs", r.cgroup().drift_repairs()}}},
       {"healthy", nullptr},
+      {"problem", nullptr},
       {"checkpoint", nullptr},
       {"last_reload", nullptr},
   };
@@ -44,7 +45,15 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
                          {"writes", r.checkpoint().writes()},
                          {"failed_writes", r.checkpoint().failed_writes()},
                          {"last_batch", r.checkpoint().last_batch()},
-                         {"last_error", r.checkpoint().last_error()}};
+                         {"last_error", r.checkpoint().last_error()},
+                         {"write_running_seconds", nullptr}};
+    if (r.checkpoint().has_write_running()) {
+      doc["checkpoint"]["write_running_seconds"] = Seconds(r.checkpoint().write_running());
+    }
+    // A daemon that predates `problem` was unhealthy only for a failed write.
+    doc["problem"] = !r.problem().empty() || r.healthy()
+                         ? r.problem()
+                         : "the state checkpoint cannot be written: " + r.checkpoint().last_error();
   }
   if (r.has_last_reload()) {
     const auto& lr = r.last_reload();
@@ -64,8 +73,7 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
 std::string HealthText(const nlohmann::json& doc) {
   if (doc["healthy"].is_null()) return "unknown (the daemon does not report it)";
   if (doc["healthy"].get<bool>()) return "ok";
-  return "CHECKPOINT WRITES FAIL (changes are not acknowledged): " +
-         doc["checkpoint"]["last_error"].get<std::string>();
+  return "NOT ACKNOWLEDGING CHANGES: " + doc["problem"].get<std::string>();
 }
 
 std::string CheckpointText(const nlohmann::json& c) {

@@ -43,14 +43,18 @@ TEST_F(HealthReportTest, RepeatingTheSameHealthPublishesNothing) {
 
 TEST_F(HealthReportTest, FailingWritesTurnNotServingWithTheErrorAndRecover) {
   report_.Update(true, "");
-  report_.Update(false, "cannot save state generation 7: No space left on device");
+  report_.Update(false,
+                 "the state checkpoint cannot be written: cannot save state generation 7: No "
+                 "space left on device");
   EXPECT_THAT(serving_, ElementsAre(true, false));
   EXPECT_EQ(notifier_.sent.back(),
             "STATUS=not acknowledging changes: the state checkpoint cannot be written: cannot "
             "save state generation 7: No space left on device");
   // A different error while still failing: STATUS= follows, the health service is not
   // told again.
-  report_.Update(false, "cannot save state generation 8: Read-only file system");
+  report_.Update(false,
+                 "the state checkpoint cannot be written: cannot save state generation 8: "
+                 "Read-only file system");
   EXPECT_THAT(serving_, ElementsAre(true, false));
   EXPECT_THAT(notifier_.sent.back(), ::testing::HasSubstr("Read-only file system"));
   report_.Update(true, "");
@@ -63,7 +67,7 @@ TEST_F(HealthReportTest, ReloadNoteFollowsTheHealth) {
   report_.SetReloadNote("reload applied");
   EXPECT_EQ(report_.status_line(), "serving; reload applied");
   EXPECT_EQ(notifier_.sent.back(), "STATUS=serving; reload applied");
-  report_.Update(false, "disk full");
+  report_.Update(false, "the state checkpoint cannot be written: disk full");
   EXPECT_EQ(report_.status_line(),
             "not acknowledging changes: the state checkpoint cannot be written: disk full; "
             "reload applied");
@@ -71,10 +75,19 @@ TEST_F(HealthReportTest, ReloadNoteFollowsTheHealth) {
 }
 
 TEST_F(HealthReportTest, StatusStaysOneLine) {
-  report_.Update(false, "first line\nREADY=1");
+  report_.Update(false, "the state checkpoint cannot be written: first line\nREADY=1");
   EXPECT_EQ(notifier_.sent.back(),
             "STATUS=not acknowledging changes: the state checkpoint cannot be written: first "
             "line READY=1");
+}
+
+TEST_F(HealthReportTest, AHungWriteIsReportedLikeAFailingOne) {
+  report_.Update(true, "");
+  report_.Update(false, "a state checkpoint write to /s/state.json has not finished after 10.2 s");
+  EXPECT_THAT(serving_, ElementsAre(true, false));
+  EXPECT_EQ(report_.status_line(),
+            "not acknowledging changes: a state checkpoint write to /s/state.json has not "
+            "finished after 10.2 s");
 }
 
 TEST_F(HealthReportTest, AnErrorTextWhileHealthyIsIgnored) {

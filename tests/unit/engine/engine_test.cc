@@ -12,6 +12,8 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "lib/state/file_store.h"
@@ -85,6 +87,14 @@ pod::Pod TwoContainerPod(const std::string& uid, const std::string& cpu) {
   p.containers.push_back(p.containers[0]);
   p.containers[1].name = "side";
   return p;
+}
+
+// Starts an Admit and returns its reply, which arrives once the checkpoint is durable.
+std::future<absl::StatusOr<AdmitReply>> AdmitAsync(Engine& engine, const pod::Pod& pod) {
+  auto reply = std::make_shared<std::promise<absl::StatusOr<AdmitReply>>>();
+  std::future<absl::StatusOr<AdmitReply>> future = reply->get_future();
+  engine.AdmitAsync(pod, [reply](absl::StatusOr<AdmitReply> r) { reply->set_value(std::move(r)); });
+  return future;
 }
 
 // Forwards to another FileSystem, except that while closed every SyncDir — the last step of
@@ -162,9 +172,17 @@ class EngineTest : public ::testing::Test {
     options.config = std::make_shared<const config::Config>(config_);
     options.topology = topology_;
     options.fs = fs ? fs : &posix_;
-    auto enforcer = CpusetEnforcer::Open(config_.cgroup, nullptr);
+    auto enforcer = CpusetEnforcer::Open(config_.cgroup, [this](const cgroup::WriteRecord&) {
+      std::function<void()> hook;
+      {
+        std::lock_guard<std::mutex> lock(log_mu_);
+        hook = std::exchange(on_next_cgroup_write_, nullptr);
+      }
+      if (hook) hook();
+    });
     if (!enforcer.ok()) return enforcer.status();
     options.enforcer = *std::move(enforcer);
+    options.stalled_write_after = stalled_write_after_;
     options.log = [this](const std::string& line) { Log(&info_log_, line); };
     options.log_error = [this](const std::string& line) { Log(&error_log_, line); };
     return Engine::Start(std::move(options));
@@ -189,6 +207,9 @@ class EngineTest : public ::testing::Test {
   std::mutex log_mu_;
   std::vector<std::string> info_log_;   // guarded by log_mu_
   std::vector<std::string> error_log_;  // guarded by log_mu_
+  // Runs once, inside the engine's next cgroup write (guarded by log_mu_).
+  std::function<void()> on_next_cgroup_write_;
+  std::chrono::milliseconds stalled_write_after_ = std::chrono::seconds(10);
 };
 
 TEST_F(EngineTest, AdmitsDurablyAndIdempotentlyAndReleases) {
@@ -450,6 +471,52 @@ TEST_F(EngineTest, ContainerGoneLongerThanGraceIsReleased) {
   EXPECT_EQ((*engine)->ListAllocations().state.pods.count("gone"), 0u);
 }
 
+// Reconcile decides from a snapshot and releases afterwards; a container bound to a new,
+// live cgroup in between (an acknowledged Allocate) must keep its allocation.
+TEST_F(EngineTest, ReconcileKeepsAContainerBoundAgainWhileItLooked) {
+  config_.cgroup.release_grace = std::chrono::seconds(30);
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  Engine& e = **engine;
+  ASSERT_TRUE(e.Admit(MakePod("other", "2")).ok());
+  MakeCgroup(Cg("pods"), "0-15");
+  MakeCgroup(Cg("pods/other"), "0-15");
+  ASSERT_TRUE(e.Allocate("other", "app", "c0", "pods/other").ok());
+  ASSERT_TRUE(e.Admit(MakePod("victim", "2")).ok());
+  MakeCgroup(Cg("pods/v1"), "0-15");
+  ASSERT_TRUE(e.Allocate("victim", "app", "c1", "pods/v1").ok());
+  std::filesystem::remove_all(Cg("pods/v1"));  // the container restarts
+  const auto t0 = std::chrono::steady_clock::now();
+  e.ReconcileOnce(t0);  // notes pods/v1 missing
+
+  // During the next pass (while it repairs drift on pods/other), the new container is bound.
+  WriteText(Cg("pods/other/cpuset.cpus"), "0-15\n");
+  MakeCgroup(Cg("pods/v2"), "0-15");
+  std::promise<absl::Status> bound;
+  {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    on_next_cgroup_write_ = [&] {
+      e.AllocateAsync("victim", "app", "c2", "pods/v2",
+                      [&](absl::StatusOr<ContainerView> v) { bound.set_value(v.status()); });
+    };
+  }
+  e.ReconcileOnce(t0 + std::chrono::seconds(31));
+  std::future<absl::Status> acknowledged = bound.get_future();
+  if (acknowledged.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    on_next_cgroup_write_ = nullptr;
+    FAIL() << "reconcile wrote no cgroup, so the Allocate never ran";
+  }
+  ASSERT_TRUE(acknowledged.get().ok());
+  const auto pods = e.ListAllocations().state.pods;
+  ASSERT_EQ(pods.count("victim"), 1u) << "an acknowledged Allocate was undone";
+  EXPECT_EQ(pods.at("victim").containers.at(0).cgroup, "pods/v2");
+  EXPECT_THAT(Logged(info_log_), Contains(HasSubstr("kept pod victim container app")));
+  // Its exclusive CPUs are still its own: pods/v2 is pinned to them.
+  EXPECT_EQ(ReadText(Cg("pods/v2/cpuset.cpus")),
+            pods.at("victim").containers.at(0).cpus.ToString());
+}
+
 TEST_F(EngineTest, RestartRestoresEveryAllocation) {
   AllocationsView before;
   {
@@ -578,6 +645,8 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   }
   EngineStatus failing = (*engine)->Status();
   EXPECT_FALSE(failing.healthy);
+  EXPECT_THAT(failing.problem, HasSubstr("the state checkpoint cannot be written: "));
+  EXPECT_THAT(failing.problem, HasSubstr("No space left on device"));
   EXPECT_EQ(failing.checkpoint.path, config_.state_dir + "/state.json");
   EXPECT_EQ(failing.checkpoint.writes, 2u);
   EXPECT_EQ(failing.checkpoint.failed_writes, 2u);
@@ -596,6 +665,7 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
   EngineStatus recovered = (*engine)->Status();
   EXPECT_TRUE(recovered.healthy);
+  EXPECT_EQ(recovered.problem, "");
   EXPECT_EQ(recovered.checkpoint.writes, 3u);
   EXPECT_EQ(recovered.checkpoint.failed_writes, 2u);
   EXPECT_EQ(recovered.checkpoint.durable_generation, recovered.state_generation);
@@ -603,6 +673,56 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   EXPECT_EQ(recovered.checkpoint.last_error, "");
   EXPECT_THAT(Logged(info_log_), Contains(HasSubstr("succeed again, after 2 failed")));
   EXPECT_EQ(Logged(error_log_).size(), 1u);
+}
+
+// A write in progress is shown; it is a health problem only once it runs too long.
+TEST_F(EngineTest, ACheckpointWriteInProgressIsHealthyUntilItStalls) {
+  GatedFileSystem gated(&posix_);
+  auto engine = StartEngine(&gated);  // stalled after the default 10 s
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  gated.Close();
+  std::future<absl::StatusOr<AdmitReply>> reply = AdmitAsync(**engine, MakePod("p1", "2"));
+  EngineStatus writing = (*engine)->Status();
+  for (int i = 0; i < 1000 && !writing.checkpoint.write_running; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    writing = (*engine)->Status();
+  }
+  ASSERT_TRUE(writing.checkpoint.write_running.has_value()) << "the write never started";
+  EXPECT_TRUE(writing.healthy) << writing.problem;
+  EXPECT_TRUE((*engine)->Healthy());
+  gated.Open();
+  ASSERT_TRUE(reply.get().ok());
+  EXPECT_FALSE((*engine)->Status().checkpoint.write_running.has_value());
+}
+
+// A write that does not return (a hung fsync) leaves every change unanswered: the engine
+// must say so, or the watchdog would keep a daemon that acknowledges nothing.
+TEST_F(EngineTest, AHungCheckpointWriteMakesTheEngineUnhealthyUntilItReturns) {
+  stalled_write_after_ = std::chrono::milliseconds(50);
+  GatedFileSystem gated(&posix_);
+  auto engine = StartEngine(&gated);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  gated.Close();
+  std::future<absl::StatusOr<AdmitReply>> reply = AdmitAsync(**engine, MakePod("p1", "2"));
+  for (int i = 0; i < 1000 && (*engine)->Healthy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_FALSE((*engine)->Healthy()) << "still healthy with a write hung for 5 s";
+  EngineStatus hung = (*engine)->Status();
+  EXPECT_FALSE(hung.healthy);
+  EXPECT_THAT(hung.problem, HasSubstr("a state checkpoint write to " + config_.state_dir +
+                                      "/state.json has not finished after"));
+  ASSERT_TRUE(hung.checkpoint.write_running.has_value());
+  EXPECT_GE(*hung.checkpoint.write_running, std::chrono::milliseconds(50));
+  EXPECT_EQ(hung.checkpoint.last_error, "") << "nothing has failed";
+  EXPECT_EQ(reply.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+
+  gated.Open();
+  absl::StatusOr<AdmitReply> done = reply.get();
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(done->admitted);
+  EXPECT_TRUE((*engine)->Healthy());
+  EXPECT_EQ((*engine)->Status().problem, "");
 }
 
 TEST_F(EngineTest, ReloadAddingAPoolThatMatchesNothingAppliesItWithAWarning) {
@@ -640,10 +760,7 @@ TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDur
   auto engine = StartEngine(&gated);
   ASSERT_TRUE(engine.ok()) << engine.status();
   gated.Close();
-  std::promise<absl::StatusOr<AdmitReply>> completed;
-  std::future<absl::StatusOr<AdmitReply>> reply = completed.get_future();
-  (*engine)->AdmitAsync(MakePod("p1", "2"),
-                        [&](absl::StatusOr<AdmitReply> r) { completed.set_value(std::move(r)); });
+  std::future<absl::StatusOr<AdmitReply>> reply = AdmitAsync(**engine, MakePod("p1", "2"));
   // AdmitAsync has returned: the decision is made, the reply waits for the checkpoint.
   EXPECT_EQ((*engine)->Status().state_generation, 1u);
   EXPECT_EQ(reply.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout)
