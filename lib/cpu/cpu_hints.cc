@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "fmt/format.h"
@@ -79,6 +80,68 @@ bool KubeletMaskOrder(const TopologyHint& a, const TopologyHint& b) {
   return ma.Ids() < mb.Ids();
 }
 
+// The inclusion-minimal sets of NUMA nodes that, added to `required`, hold `need` more free
+// CPUs (`free_in`: free CPUs per NUMA id), each with `required`, by size and then in
+// ascending id order (kubelet's order). A search that stops extending a set once it is
+// feasible; the number of such sets grows like C(N, k) (a 24-CPU request on 64 nodes of 4
+// CPUs has 75 million), so after kMaxMinimalMasks sets or kMaxMinimalMaskSteps search steps
+// it stops with the narrowest ones found, which are the ones the merge prefers.
+std::vector<std::vector<int>> MinimalMasks(const std::vector<int>& numa_ids,
+                                           const std::set<int>& required,
+                                           std::map<int, int>& free_in, int need) {
+  // Nodes that can add CPUs; a node with none never belongs to a minimal mask.
+  std::vector<int> candidates;
+  std::vector<int> weights;
+  for (int numa : numa_ids) {
+    if (required.count(numa) == 0 && free_in[numa] > 0) {
+      candidates.push_back(numa);
+      weights.push_back(free_in[numa]);
+    }
+  }
+  // best[i][r]: the most free CPUs r of the candidates from i on can add.
+  const size_t n = candidates.size();
+  std::vector<std::vector<int>> best(n + 1, std::vector<int>(n + 1, 0));
+  for (size_t i = n; i-- > 0;) {
+    for (size_t r = 1; r <= n - i; ++r) {
+      best[i][r] = std::max(best[i + 1][r], best[i + 1][r - 1] + weights[i]);
+    }
+  }
+
+  std::vector<std::vector<int>> minimal;
+  int64_t steps = kMaxMinimalMaskSteps;
+  std::vector<size_t> chosen;
+  size_t size = 0;          // the number of candidates the current pass adds
+  bool wider_left = false;  // the pass stopped a set at `size` that was not feasible yet
+  std::function<bool(size_t, int)> search = [&](size_t index, int sum) {
+    if (--steps < 0) return false;
+    if (sum >= need) {
+      // Minimal iff dropping its smallest contributor falls short.
+      int smallest = weights[chosen.front()];
+      for (size_t c : chosen) smallest = std::min(smallest, weights[c]);
+      if (chosen.size() == size && sum - smallest < need) {
+        std::vector<int> mask(required.begin(), required.end());
+        for (size_t c : chosen) mask.push_back(candidates[c]);
+        minimal.push_back(std::move(mask));
+        if (minimal.size() == kMaxMinimalMasks) return false;
+      }
+      return true;  // supersets of a feasible set are never minimal
+    }
+    if (index == n || sum + best[index][n - index] < need) return true;
+    if (sum + best[index][size - chosen.size()] < need) {
+      wider_left = true;  // not with this many nodes; perhaps with more
+      return true;
+    }
+    chosen.push_back(index);
+    const bool more = search(index + 1, sum + weights[index]);
+    chosen.pop_back();
+    return more && search(index + 1, sum);
+  };
+  for (size = 1; size <= n; ++size) {
+    wider_left = false;
+    if (!search(0, 0) || !wider_left) break;
+  }
+  return minimal;
+}
 }  // namespace
 
 ResourceHints GenerateCpuHints(const CpuTopology& topology, const CpuSet& available,
@@ -101,37 +164,7 @@ ResourceHints GenerateCpuHints(const CpuTopology& topology, const CpuSet& availa
   if (!required.empty() && need <= 0) {
     minimal.emplace_back(required.begin(), required.end());
   } else {
-    // Nodes that can add CPUs; a node with none never belongs to a minimal mask.
-    std::vector<int> candidates;
-    std::vector<int> weights;
-    for (int numa : numa_ids) {
-      if (required.count(numa) == 0 && free_in[numa] > 0) {
-        candidates.push_back(numa);
-        weights.push_back(free_in[numa]);
-      }
-    }
-    std::vector<int> suffix(candidates.size() + 1, 0);
-    for (size_t i = candidates.size(); i-- > 0;) suffix[i] = suffix[i + 1] + weights[i];
-    std::vector<size_t> chosen;
-    std::function<void(size_t, int)> search = [&](size_t index, int sum) {
-      if (sum >= need) {
-        // Minimal iff dropping its smallest contributor falls short.
-        int smallest = weights[chosen.front()];
-        for (size_t c : chosen) smallest = std::min(smallest, weights[c]);
-        if (sum - smallest < need) {
-          std::vector<int> mask(required.begin(), required.end());
-          for (size_t c : chosen) mask.push_back(candidates[c]);
-          minimal.push_back(std::move(mask));
-        }
-        return;  // supersets of a feasible set are never minimal
-      }
-      if (index == candidates.size() || sum + suffix[index] < need) return;
-      chosen.push_back(index);
-      search(index + 1, sum + weights[index]);
-      chosen.pop_back();
-      search(index + 1, sum);
-    };
-    search(0, 0);
+    minimal = MinimalMasks(numa_ids, required, free_in, need);
   }
 
   std::set<uint64_t> listed;

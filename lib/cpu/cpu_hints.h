@@ -12,8 +12,12 @@
 // upward-closed form of hints::ResourceHints: the minimal feasible masks only (preferred iff
 // of minimal size), universe = the positions of the NUMA nodes that have CPUs. It never
 // enumerates the 2^N masks: a depth-first search over NUMA nodes with free CPUs adds nodes in
-// ascending id order and stops extending a set as soon as it is feasible. The number of
-// minimal masks is what it is; on real machines (requests of whole nodes) it stays small.
+// ascending id order and stops extending a set as soon as it is feasible, smallest sets
+// first. The number of minimal masks can grow like C(N, k) on many-node machines (a 24-CPU
+// request on 64 nodes of 4 CPUs has 75 million); after kMaxMinimalMasks masks or
+// kMaxMinimalMaskSteps search steps the list holds the narrowest ones found so far (in
+// kubelet's order), the ones the merge prefers: what is missing then are alternatives of the
+// same or a wider size. Up to 16 NUMA nodes the list is always complete.
 // With align-by-socket, socket-aligned preferred masks that are not minimal are listed too
 // (as extra preferred entries, which the upward-closed form allows).
 //
@@ -21,6 +25,8 @@
 // Pure functions.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +45,12 @@ inline constexpr std::string_view kCpuResource = "cpu";
 
 // NUMA nodes (with CPUs) above which the explicit enumeration is refused.
 inline constexpr int kMaxExplicitHintNumaNodes = 16;
+
+// Bounds of the minimal-mask search, above what 16 nodes can need (at most C(16, 8) = 12,870
+// minimal masks; each pass over one mask size visits at most 2^17 partial sets, and there are
+// at most 16 passes), so up to 16 nodes the list is complete.
+inline constexpr size_t kMaxMinimalMasks = size_t{1} << 14;
+inline constexpr int64_t kMaxMinimalMaskSteps = int64_t{1} << 22;
 
 // Upward-closed hints for `num_cpus` CPUs from `available` plus `reusable` (num_cpus >= 1).
 hints::ResourceHints GenerateCpuHints(const CpuTopology& topology, const CpuSet& available,

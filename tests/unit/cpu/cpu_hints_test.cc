@@ -138,6 +138,43 @@ TEST(CpuHintsTest, ManyNumaNodesWithoutEnumeration) {
   EXPECT_FALSE(GenerateCpuHintsExplicit(topo, topo.Cpus(), CpuSet(), 6, false).ok());
 }
 
+// A request whose minimal masks are too many to list (C(64, 6) = 75 million for 24 CPUs on
+// 64 nodes of 4) gets the narrowest ones in kubelet's order, bounded, instead of the whole
+// search: the merge's first choice is among them.
+TEST(CpuHintsTest, TooManyMinimalMasksKeepsTheNarrowestFirstOnes) {
+  CpuTopology topo = Machine(64, 4, 64);
+  const CpuSet available = topo.Cpus().Difference(Cpus("0"));  // node 0 has 3 free
+  ResourceHints hints = GenerateCpuHints(topo, available, CpuSet(), 24, false);
+  ASSERT_EQ(hints.hints.size(), kMaxMinimalMasks);
+  // Six nodes, never node 0 with five others (23 CPUs): {1..6} first, then {1..5,7}, ...
+  EXPECT_EQ(hints.hints[0], (TopologyHint{NumaMask::Of({1, 2, 3, 4, 5, 6}), true}));
+  EXPECT_EQ(hints.hints[1], (TopologyHint{NumaMask::Of({1, 2, 3, 4, 5, 7}), true}));
+  for (const TopologyHint& h : hints.hints) {
+    EXPECT_EQ(h.affinity->Count(), 6);
+    EXPECT_TRUE(h.preferred);
+  }
+  // Still the right nodes when the widest request fits only with every node.
+  ResourceHints all = GenerateCpuHints(topo, available, CpuSet(), 255, false);
+  ASSERT_EQ(all.hints.size(), 1u);
+  EXPECT_EQ(all.hints[0].affinity->Count(), 64);
+}
+
+// Up to 16 nodes the bounds never cut the list: the most minimal masks 16 nodes can have,
+// C(16, 8) = 12,870 (8 CPUs from 16 nodes of 1), are all there.
+TEST(CpuHintsTest, SixteenNodesAreNeverCut) {
+  CpuTopology topo = Machine(16, 1, 1);
+  ResourceHints hints = GenerateCpuHints(topo, topo.Cpus(), CpuSet(), 8, false);
+  EXPECT_EQ(hints.hints.size(), 12870u);
+  std::set<uint64_t> distinct;
+  for (const TopologyHint& h : hints.hints) distinct.insert(h.affinity->bits());
+  EXPECT_EQ(distinct.size(), 12870u);
+  // And with uneven free CPUs, the list is exactly the explicit enumeration's.
+  const CpuSet uneven = Cpus("0-2,4,6-7,9-10,12,15");
+  auto want = GenerateCpuHintsExplicit(topo, uneven, CpuSet(), 5, false);
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(Expand(GenerateCpuHints(topo, uneven, CpuSet(), 5, false)), want->hints);
+}
+
 // Rule 8: hints for a container that already has CPUs, and for shared-pool containers.
 TEST(CpuHintsTest, ProviderAnswer) {
   CpuTopology topo = Machine(2, 6, 2);
