@@ -1,6 +1,7 @@
 #include "lib/admission/pod_policy.h"
 
 #include "lib/admission/reasons.h"
+#include "lib/common/quote.h"
 
 #include "fmt/format.h"
 
@@ -21,16 +22,16 @@ PodPolicy ResolvePodPolicy(const NodePolicy& node, const pod::Pod& pod) {
     // Ignoring (rather than rejecting) keeps a pod that carries the annotation runnable on
     // nodes that do not honour it, exactly as on a plain kubelet.
     if (has_policy) {
-      out.notes.push_back(
-          fmt::format("annotation {}=\"{}\" ignored: this node does not allow per-pod policies "
-                      "(podPolicyOverride: false); node policy {} used",
-                      kPolicyAnnotation, policy_it->second, hints::PolicyName(node.policy)));
+      out.notes.push_back(fmt::format(
+          "annotation {}={} ignored: this node does not allow per-pod policies "
+          "(podPolicyOverride: false); node policy {} used",
+          kPolicyAnnotation, QuoteForMessage(policy_it->second), hints::PolicyName(node.policy)));
     }
     if (has_scope) {
       out.notes.push_back(
-          fmt::format("annotation {}=\"{}\" ignored: this node does not allow per-pod policies "
+          fmt::format("annotation {}={} ignored: this node does not allow per-pod policies "
                       "(podPolicyOverride: false); node scope {} used",
-                      kScopeAnnotation, scope_it->second, ScopeName(node.scope)));
+                      kScopeAnnotation, QuoteForMessage(scope_it->second), ScopeName(node.scope)));
     }
     return out;
   }
@@ -39,9 +40,9 @@ PodPolicy ResolvePodPolicy(const NodePolicy& node, const pod::Pod& pod) {
     absl::StatusOr<hints::Policy> parsed = hints::ParsePolicy(policy_it->second);
     if (!parsed.ok()) {
       out.invalid_annotation_message = fmt::format(
-          "annotation {}: unknown policy \"{}\" (expected none, best-effort, restricted or "
+          "annotation {}: unknown policy {} (expected none, best-effort, restricted or "
           "single-numa-node)",
-          kPolicyAnnotation, policy_it->second);
+          kPolicyAnnotation, QuoteForMessage(policy_it->second));
       return out;
     }
     out.policy = *parsed;
@@ -53,8 +54,8 @@ PodPolicy ResolvePodPolicy(const NodePolicy& node, const pod::Pod& pod) {
     const std::string& value = scope_it->second;
     if (value != "container" && value != "pod") {
       out.invalid_annotation_message =
-          fmt::format("annotation {}: unknown scope \"{}\" (expected container or pod)",
-                      kScopeAnnotation, value);
+          fmt::format("annotation {}: unknown scope {} (expected container or pod)",
+                      kScopeAnnotation, QuoteForMessage(value));
       return out;
     }
     out.scope = value == "pod" ? Scope::kPod : Scope::kContainer;

@@ -7,13 +7,16 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "lib/config/duration.h"
+#include "lib/config/yaml_documents.h"
 
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
@@ -482,40 +485,63 @@ std::string Config::SocketPath() const {
 
 namespace {
 
+absl::Status YamlProblem(const std::string& file_name, const yaml::YamlError& error) {
+  if (error.mark.is_null()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", file_name, error.message));
+  }
+  return absl::InvalidArgumentError(
+      fmt::format("{}:{}: {}", file_name, error.mark.line + 1, error.message));
+}
+
+// The file's one document (a Null node when it has none). A second document is an error, even
+// an empty one: YAML::Load would read the first and drop the rest without a word.
+absl::StatusOr<YAML::Node> LoadSingleDocument(const std::string& text,
+                                              const std::string& file_name) {
+  size_t documents = 0;
+  YAML::Mark second;
+  std::optional<yaml::YamlError> error =
+      yaml::ReadYamlDocuments(text, nullptr, [&](const yaml::YamlDocument& document) {
+        if (document.index == 1) second = document.root;
+        ++documents;
+        return true;
+      });
+  if (error) return YamlProblem(file_name, *error);
+  if (documents > 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: the file holds {} YAML documents; topologyd reads one", file_name,
+                    second.line + 1, documents));
+  }
+  YAML::Node root;
+  error = yaml::LoadFirstYamlDocument(text, &root);
+  if (error) return YamlProblem(file_name, *error);
+  return root;
+}
+
 // ParseConfig, with relative paths checked as resolved against `base` (see ResolvePath).
 absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file_name,
                              const std::filesystem::path& base) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
-  }
-  // YAML::Load would read the first document and drop the rest without a word.
-  if (documents.size() > 1) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}:{}: the file holds {} YAML documents; topologyd reads one", file_name,
-                    documents[1].Mark().line + 1, documents.size()));
-  }
+  absl::StatusOr<YAML::Node> root = LoadSingleDocument(std::string(yaml_text), file_name);
+  if (!root.ok()) return root.status();
   Config config;
   config.source_file = file_name;
   // An empty file (or one of comments only) means all defaults.
-  if (documents.empty() || documents[0].IsNull()) return config;
-  const YAML::Node& root = documents[0];
-  if (!root.IsMap()) {
+  if (root->IsNull()) return config;
+  if (!root->IsMap()) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: the configuration must be a YAML mapping of keys to values", file_name,
-                    root.Mark().line + 1));
+                    root->Mark().line + 1));
   }
   Problems problems(file_name);
   try {
-    MapReader reader(root, "", &problems);
+    MapReader reader(*root, "", &problems);
     ReadRoot(reader, base, &config);
     reader.Finish();
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: cannot read the configuration: {}", file_name, e.what()));
   }
   if (!problems.empty()) return absl::InvalidArgumentError(problems.Joined());
   return config;

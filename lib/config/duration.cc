@@ -1,53 +1,103 @@
 #include "lib/config/duration.h"
 
-#include <cctype>
-#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "lib/common/quote.h"
 
 #include "fmt/format.h"
 
 namespace topologyd::config {
+namespace {
+
+constexpr int64_t kMaxNanoseconds = std::numeric_limits<int64_t>::max();
+constexpr char kOutOfRange[] = "out of range (at most 2562047h47m16.854775807s)";
+
+// Nanoseconds per unit (Go's spellings), or 0 for an unknown unit. Microseconds may be written
+// with MICRO SIGN (U+00B5) or GREEK SMALL LETTER MU (U+03BC), in UTF-8, as Go accepts both.
+int64_t UnitNanoseconds(std::string_view unit) {
+  static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
+      {"ns", 1},         {"us", 1'000},        {"\u00b5s", 1'000},    {"\u03bcs", 1'000},
+      {"ms", 1'000'000}, {"s", 1'000'000'000}, {"m", 60'000'000'000}, {"h", 3'600'000'000'000}};
+  for (const auto& [name, ns] : kUnits) {
+    if (name == unit) return ns;
+  }
+  return 0;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The longest run of text[*pos...] whose bytes satisfy `pred`; *pos moves past it.
+template <typename Pred>
+std::string_view TakeWhile(std::string_view text, size_t* pos, Pred pred) {
+  const size_t start = *pos;
+  while (*pos < text.size() && pred(text[*pos])) ++*pos;
+  return text.substr(start, *pos - start);
+}
+
+// `integer`.`fraction` (decimal digits) times `unit_ns`, in whole nanoseconds; nullopt above
+// INT64_MAX. Exact for any number of digits: no floating point.
+std::optional<int64_t> ScaleToNanoseconds(std::string_view integer, std::string_view fraction,
+                                          int64_t unit_ns) {
+  int64_t whole = 0;
+  for (const char c : integer) {
+    if (whole > (kMaxNanoseconds - (c - '0')) / 10) return std::nullopt;
+    whole = whole * 10 + (c - '0');
+  }
+  if (whole > kMaxNanoseconds / unit_ns) return std::nullopt;
+  // floor(unit_ns * 0.f1f2...fk), digit by digit from the last: flooring at every step gives
+  // the same result, since floor((a + floor(x)) / 10) == floor((a + x) / 10) for integer a.
+  int64_t part = 0;
+  for (auto it = fraction.rbegin(); it != fraction.rend(); ++it) {
+    part = ((*it - '0') * unit_ns + part) / 10;
+  }
+  if (part > kMaxNanoseconds - whole * unit_ns) return std::nullopt;
+  return whole * unit_ns + part;
+}
+
+// Reads the <number><unit> term at text[*pos] and moves *pos past it. As in Go, the unit is
+// everything up to the next digit or '.'. An error carries the reason only.
+absl::StatusOr<int64_t> ReadTerm(std::string_view text, size_t* pos) {
+  const std::string_view integer = TakeWhile(text, pos, IsDigit);
+  std::string_view fraction;
+  if (*pos < text.size() && text[*pos] == '.') {
+    ++*pos;
+    fraction = TakeWhile(text, pos, IsDigit);
+  }
+  if (integer.empty() && fraction.empty()) return absl::InvalidArgumentError("expected a number");
+  const std::string_view unit =
+      TakeWhile(text, pos, [](char c) { return !IsDigit(c) && c != '.'; });
+  if (unit.empty()) return absl::InvalidArgumentError("missing unit");
+  const int64_t unit_ns = UnitNanoseconds(unit);
+  if (unit_ns == 0) {
+    return absl::InvalidArgumentError(fmt::format("unknown unit {}", QuoteForMessage(unit)));
+  }
+  const std::optional<int64_t> ns = ScaleToNanoseconds(integer, fraction, unit_ns);
+  if (!ns) return absl::InvalidArgumentError(kOutOfRange);
+  return *ns;
+}
+
+absl::Status Invalid(std::string_view text, std::string_view why) {
+  return absl::InvalidArgumentError(fmt::format(
+      "invalid duration {}: {} (examples: 10s, 1m30s, 500ms)", QuoteForMessage(text), why));
+}
+
+}  // namespace
 
 absl::StatusOr<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(
-        fmt::format("invalid duration \"{}\": {} (examples: 10s, 1m30s, 500ms)", text, why));
-  };
   if (text == "0") return std::chrono::milliseconds(0);
-  if (text.empty()) return bad("empty");
-  double total_ns = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    while (i < text.size() &&
-           (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
-      ++i;
-    }
-    if (start == i) return bad("expected a number");
-    std::string number(text.substr(start, i - start));
-    if (number == "." || number.find('.') != number.rfind('.')) return bad("malformed number");
-    size_t unit_start = i;
-    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-    std::string_view unit = text.substr(unit_start, i - unit_start);
-    double scale = 0;
-    if (unit == "ns") {
-      scale = 1;
-    } else if (unit == "us" || unit == "µs") {
-      scale = 1e3;
-    } else if (unit == "ms") {
-      scale = 1e6;
-    } else if (unit == "s") {
-      scale = 1e9;
-    } else if (unit == "m") {
-      scale = 60e9;
-    } else if (unit == "h") {
-      scale = 3600e9;
-    } else {
-      return bad(unit.empty() ? "missing unit" : "unknown unit");
-    }
-    total_ns += std::stod(number) * scale;
+  if (text.empty()) return Invalid(text, "empty");
+  int64_t total_ns = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const absl::StatusOr<int64_t> ns = ReadTerm(text, &pos);
+    if (!ns.ok()) return Invalid(text, std::string(ns.status().message()));
+    if (*ns > kMaxNanoseconds - total_ns) return Invalid(text, kOutOfRange);
+    total_ns += *ns;
   }
-  if (total_ns > 1e18) return bad("too large");
-  return std::chrono::milliseconds(static_cast<int64_t>(total_ns / 1e6));
+  return std::chrono::milliseconds(total_ns / 1'000'000);
 }
 
 std::string FormatDuration(std::chrono::milliseconds d) {

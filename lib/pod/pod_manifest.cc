@@ -1,13 +1,16 @@
 #include "lib/pod/pod_manifest.h"
 
+#include <exception>
 #include <map>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
+#include "lib/config/yaml_documents.h"
+#include "lib/pod/validate.h"
 
 #include "fmt/format.h"
 #include "yaml-cpp/eventhandler.h"
@@ -18,6 +21,11 @@ namespace {
 
 absl::Status FieldError(std::string_view path, std::string_view message) {
   return absl::InvalidArgumentError(fmt::format("{}: {}", path, message));
+}
+
+// `status` (a reason from validate.h) prefixed with the field path; OK stays OK.
+absl::Status AtField(std::string_view path, const absl::Status& status) {
+  return status.ok() ? status : FieldError(path, std::string(status.message()));
 }
 
 std::string_view KindName(const YAML::Node& node) {
@@ -61,8 +69,9 @@ absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, const std
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) return FieldError(path, "resource names must be strings");
     const std::string name = kv.first.Scalar();
+    TOPOLOGYD_RETURN_IF_ERROR(
+        AtField(fmt::format("{}[{}]", path, QuoteForMessage(name)), ValidateResourceName(name)));
     const std::string field = fmt::format("{}.{}", path, name);
-    if (name.empty()) return FieldError(path, "empty resource name");
     if (!kv.second.IsScalar()) {
       return FieldError(field, fmt::format("expected a quantity, got {}", KindName(kv.second)));
     }
@@ -106,7 +115,7 @@ absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::stri
   YAML::Node name = Child(node, "name");
   if (!name.IsDefined()) return FieldError(path + ".name", "required");
   TOPOLOGYD_ASSIGN_OR_RETURN(c.name, ScalarString(name, path + ".name"));
-  if (c.name.empty()) return FieldError(path + ".name", "required");
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(path + ".name", ValidateContainerName(c.name)));
 
   YAML::Node restart = Child(node, "restartPolicy");
   if (restart.IsDefined()) {
@@ -151,6 +160,45 @@ absl::StatusOr<std::vector<Container>> ParseContainers(const YAML::Node& spec, s
   return out;
 }
 
+absl::Status ParseAnnotations(const YAML::Node& annotations, Pod* pod) {
+  if (!annotations.IsDefined()) return absl::OkStatus();
+  if (!annotations.IsMap()) {
+    return FieldError("metadata.annotations",
+                      fmt::format("expected a map, got {}", KindName(annotations)));
+  }
+  for (const auto& kv : annotations) {
+    if (!kv.first.IsScalar()) return FieldError("metadata.annotations", "keys must be strings");
+    const std::string key = kv.first.Scalar();
+    TOPOLOGYD_RETURN_IF_ERROR(AtField(fmt::format("metadata.annotations[{}]", QuoteForMessage(key)),
+                                      ValidateAnnotationKey(key)));
+    TOPOLOGYD_ASSIGN_OR_RETURN(
+        std::string value, ScalarString(kv.second, fmt::format("metadata.annotations.{}", key)));
+    pod->annotations[key] = std::move(value);
+  }
+  return absl::OkStatus();
+}
+
+// metadata.name (required), .namespace ("default" when absent or empty), .uid (may be absent)
+// and .annotations, under the API server's name rules.
+absl::Status ParseMetadata(const YAML::Node& metadata, Pod* pod) {
+  YAML::Node name = Child(metadata, "name");
+  if (!name.IsDefined()) return FieldError("metadata.name", "required");
+  TOPOLOGYD_ASSIGN_OR_RETURN(pod->name, ScalarString(name, "metadata.name"));
+  TOPOLOGYD_RETURN_IF_ERROR(AtField("metadata.name", ValidatePodName(pod->name)));
+  if (YAML::Node ns = Child(metadata, "namespace"); ns.IsDefined()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(pod->namespace_name, ScalarString(ns, "metadata.namespace"));
+  }
+  if (pod->namespace_name.empty()) pod->namespace_name = "default";
+  TOPOLOGYD_RETURN_IF_ERROR(AtField("metadata.namespace", ValidateNamespace(pod->namespace_name)));
+  if (YAML::Node uid = Child(metadata, "uid"); uid.IsDefined()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(pod->uid, ScalarString(uid, "metadata.uid"));
+  }
+  if (!pod->uid.empty()) {
+    TOPOLOGYD_RETURN_IF_ERROR(AtField("metadata.uid", ValidatePodUid(pod->uid)));
+  }
+  return ParseAnnotations(Child(metadata, "annotations"), pod);
+}
+
 absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
@@ -168,30 +216,7 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
   if (!metadata.IsMap()) {
     return FieldError("metadata", fmt::format("expected a map, got {}", KindName(metadata)));
   }
-  YAML::Node name = Child(metadata, "name");
-  if (!name.IsDefined()) return FieldError("metadata.name", "required");
-  TOPOLOGYD_ASSIGN_OR_RETURN(pod.name, ScalarString(name, "metadata.name"));
-  if (pod.name.empty()) return FieldError("metadata.name", "required");
-  pod.namespace_name = "default";
-  if (YAML::Node ns = Child(metadata, "namespace"); ns.IsDefined()) {
-    TOPOLOGYD_ASSIGN_OR_RETURN(pod.namespace_name, ScalarString(ns, "metadata.namespace"));
-  }
-  if (YAML::Node uid = Child(metadata, "uid"); uid.IsDefined()) {
-    TOPOLOGYD_ASSIGN_OR_RETURN(pod.uid, ScalarString(uid, "metadata.uid"));
-  }
-  if (YAML::Node ann = Child(metadata, "annotations"); ann.IsDefined()) {
-    if (!ann.IsMap()) {
-      return FieldError("metadata.annotations",
-                        fmt::format("expected a map, got {}", KindName(ann)));
-    }
-    for (const auto& kv : ann) {
-      if (!kv.first.IsScalar()) return FieldError("metadata.annotations", "keys must be strings");
-      const std::string key = kv.first.Scalar();
-      TOPOLOGYD_ASSIGN_OR_RETURN(
-          std::string value, ScalarString(kv.second, fmt::format("metadata.annotations.{}", key)));
-      pod.annotations[key] = std::move(value);
-    }
-  }
+  TOPOLOGYD_RETURN_IF_ERROR(ParseMetadata(metadata, &pod));
 
   YAML::Node spec = Child(root, "spec");
   if (!spec.IsDefined()) return FieldError("spec", "required");
@@ -223,41 +248,35 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
 }
 
 absl::Status LineError(const YAML::Mark& mark, std::string_view message) {
+  if (mark.is_null()) return absl::InvalidArgumentError(std::string(message));
   return absl::InvalidArgumentError(
       fmt::format("line {}, column {}: {}", mark.line + 1, mark.column + 1, message));
 }
 
-// What YAML::Load hides: it keeps every entry of a mapping whose key repeats (Child() then reads
-// the first, annotations keep the last) and returns the first document only. Kubernetes' strict
-// decoding refuses duplicate fields, and a second Pod would be silently dropped, so both are
-// errors. Runs on the event stream: nothing is built and aliases are not expanded, so it is
-// linear in the text. JSON goes through here too (yaml-cpp reads it as YAML).
-class StructureChecker : public YAML::EventHandler {
+// The first key that repeats in a mapping, in any document read so far. Runs on the event
+// stream: nothing is built and aliases are not expanded, so it is linear in the text.
+class DuplicateKeyChecker : public YAML::EventHandler {
  public:
   const absl::Status& status() const { return status_; }
-  // Where the current document's root node starts, and whether that root is null (an empty
-  // document, e.g. after a trailing "---").
-  const YAML::Mark& root_mark() const { return root_mark_; }
-  bool root_is_null() const { return root_is_null_; }
 
   void OnDocumentStart(const YAML::Mark&) override { stack_.clear(); }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
-    BeginNode(mark, nullptr, /*null=*/true);
+    BeginNode(mark, nullptr);
     EndNode();
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-    BeginNode(mark, nullptr, /*null=*/false);
+    BeginNode(mark, nullptr);
     EndNode();
   }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                 const std::string& value) override {
-    BeginNode(mark, &value, /*null=*/false);
+    BeginNode(mark, &value);
     EndNode();
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                        YAML::EmitterStyle::value) override {
-    BeginNode(mark, nullptr, /*null=*/false);
+    BeginNode(mark, nullptr);
     stack_.push_back(Frame{.is_map = false});
   }
   void OnSequenceEnd() override {
@@ -266,7 +285,7 @@ class StructureChecker : public YAML::EventHandler {
   }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                   YAML::EmitterStyle::value) override {
-    BeginNode(mark, nullptr, /*null=*/false);
+    BeginNode(mark, nullptr);
     stack_.push_back(Frame{.is_map = true});
   }
   void OnMapEnd() override {
@@ -281,12 +300,8 @@ class StructureChecker : public YAML::EventHandler {
     std::map<std::string, int> keys;  // scalar key -> 1-based line of its first occurrence
   };
 
-  void BeginNode(const YAML::Mark& mark, const std::string* scalar, bool null) {
-    if (stack_.empty()) {
-      root_mark_ = mark;
-      root_is_null_ = null;
-      return;
-    }
+  void BeginNode(const YAML::Mark& mark, const std::string* scalar) {
+    if (stack_.empty()) return;
     Frame& top = stack_.back();
     if (!top.is_map || !top.at_key || scalar == nullptr || !status_.ok()) return;
     auto [it, inserted] = top.keys.emplace(*scalar, mark.line + 1);
@@ -301,38 +316,45 @@ class StructureChecker : public YAML::EventHandler {
 
   std::vector<Frame> stack_;
   absl::Status status_;
-  YAML::Mark root_mark_;
-  bool root_is_null_ = false;
 };
 
-// Duplicate keys anywhere, and a non-empty document after the first. Throws what
-// YAML::Parser throws for malformed text.
+// What YAML::Load hides: it keeps every entry of a mapping whose key repeats (Child() then reads
+// the first, annotations keep the last) and returns the first document only. Kubernetes' strict
+// decoding refuses duplicate fields, and a second Pod would be silently dropped, so both are
+// errors, as is text on which yaml-cpp cannot read on. Reading stops at the first problem. JSON
+// goes through here too (yaml-cpp reads it as YAML).
 absl::Status CheckStructure(const std::string& text) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  StructureChecker checker;
-  for (int document = 0; parser.HandleNextDocument(checker); ++document) {
-    TOPOLOGYD_RETURN_IF_ERROR(checker.status());
-    if (document > 0 && !checker.root_is_null()) {
-      return LineError(checker.root_mark(),
-                       "a second YAML document; a Pod manifest must hold exactly one Pod");
-    }
-  }
-  return absl::OkStatus();
+  DuplicateKeyChecker checker;
+  absl::Status status;
+  const std::optional<yaml::YamlError> error =
+      yaml::ReadYamlDocuments(text, &checker, [&](const yaml::YamlDocument& document) {
+        status = checker.status();
+        if (status.ok() && document.index > 0 && !document.empty) {
+          status = LineError(document.root,
+                             "a second YAML document; a Pod manifest must hold exactly one Pod");
+        }
+        return status.ok();
+      });
+  if (error) return LineError(error->mark, error->message);
+  return status;
 }
 
 }  // namespace
 
 absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
-  // yaml-cpp reports problems by exception; none may escape lib/.
+  const std::string buffer(text);
+  TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer));
+  YAML::Node root;
+  if (std::optional<yaml::YamlError> error = yaml::LoadFirstYamlDocument(buffer, &root)) {
+    return LineError(error->mark, error->message);
+  }
+  // Reading a loaded node should not throw; none may escape lib/ if it does.
   try {
-    const std::string buffer(text);
-    TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer));
-    const YAML::Node root = YAML::Load(buffer);
     return ParseDocument(root);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        fmt::format("line {}, column {}: {}", e.mark.line + 1, e.mark.column + 1, e.msg));
+    return LineError(e.mark, e.msg);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(fmt::format("cannot read the manifest: {}", e.what()));
   }
 }
 

@@ -5,7 +5,9 @@
 // (images, commands, volumes, status, ...) is ignored. Requests are then defaulted from limits
 // as the API server does (pod.h ApplyRequestDefaults), so the result is what kubelet would see.
 //
-// The checks the API server would apply and kubelet relies on are enforced: containers
+// The checks the API server would apply and kubelet relies on are enforced: names as over gRPC
+// (validate.h: pod name a DNS subdomain, namespace and container names DNS labels, uid 1 to 64
+// of [A-Za-z0-9-], annotation keys and resource names qualified names), containers
 // present and uniquely named, quantities valid and passing ValidateResourceQuantity (pod.h: not
 // negative, extended resources whole numbers, hugepages a multiple of the page size), a request
 // not above its limit, extended resources and hugepages with request == limit, restartPolicy one
@@ -16,9 +18,10 @@
 //
 // Errors are INVALID_ARGUMENT whose message starts with the field path, e.g.
 //   spec.containers[1].resources.limits.cpu: invalid quantity "abc": ...
-// or, for text that is not YAML/JSON, a duplicate key or a second document, with
-// "line L, column C:". metadata.uid may be absent
-// (empty uid); callers that key state by uid must check it. namespace defaults to "default".
+// or, for text that is not YAML/JSON (including text on which yaml-cpp cannot read on: "not a
+// YAML document"), a duplicate key or a second document, with "line L, column C:".
+// metadata.uid may be absent (empty uid); callers that key state by uid must check it.
+// namespace defaults to "default" when absent or empty.
 //
 // Pure apart from yaml-cpp (no file or network access): callers read the file. Thread-safe.
 #pragma once

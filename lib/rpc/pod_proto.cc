@@ -9,7 +9,7 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
-#include "lib/pod/names.h"
+#include "lib/pod/validate.h"
 
 #include "fmt/format.h"
 
@@ -20,6 +20,11 @@ namespace v1 = ::topologyd::v1;
 
 absl::Status FieldError(std::string_view path, std::string_view message) {
   return absl::InvalidArgumentError(fmt::format("{}: {}", path, message));
+}
+
+// `status` (a reason from lib/pod/validate.h) prefixed with the field path; OK stays OK.
+absl::Status AtField(std::string_view path, const absl::Status& status) {
+  return status.ok() ? status : FieldError(path, std::string(status.message()));
 }
 
 // Protobuf maps iterate in no particular order; sorting the keys makes the first error
@@ -38,7 +43,7 @@ absl::StatusOr<pod::ResourceList> ResourcesFromProto(
   pod::ResourceList out;
   for (const std::string& name : SortedKeys(in)) {
     const std::string field = fmt::format("{}[{}]", path, QuoteForMessage(name));
-    if (!pod::IsQualifiedName(name)) return FieldError(field, "invalid resource name");
+    TOPOLOGYD_RETURN_IF_ERROR(AtField(field, pod::ValidateResourceName(name)));
     auto q = pod::Quantity::Parse(in.at(name));
     if (!q.ok()) return FieldError(field, std::string(q.status().message()));
     if (absl::Status s = pod::ValidateResourceQuantity(name, *q); !s.ok()) {
@@ -79,13 +84,7 @@ absl::Status ValidateRequestsAgainstLimits(const pod::Container& c, const std::s
 absl::StatusOr<pod::Container> ContainerFromProto(const v1::Container& in, const std::string& path,
                                                   bool init) {
   pod::Container c;
-  if (in.name().empty()) return FieldError(path + ".name", "required");
-  if (!pod::IsDnsLabel(in.name())) {
-    return FieldError(path + ".name",
-                      fmt::format("invalid container name {}: must be a DNS label "
-                                  "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
-                                  QuoteForMessage(in.name())));
-  }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(path + ".name", pod::ValidateContainerName(in.name())));
   c.name = in.name();
   const std::string& policy = in.restart_policy();
   if (!policy.empty() && policy != "Always" && policy != "Never" && policy != "OnFailure") {
@@ -141,32 +140,15 @@ void PodToProto(const pod::Pod& in, v1::Pod* out) {
 
 absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
   pod::Pod out;
-  if (in.uid().empty()) return FieldError("pod.uid", "required");
-  if (!pod::IsApiPodUid(in.uid())) {
-    return FieldError("pod.uid", fmt::format("invalid uid {}: expected 1 to 64 of [A-Za-z0-9-]",
-                                             QuoteForMessage(in.uid())));
-  }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.uid", pod::ValidatePodUid(in.uid())));
   out.uid = in.uid();
-  if (in.name().empty()) return FieldError("pod.name", "required");
-  if (!pod::IsDnsSubdomain(in.name())) {
-    return FieldError("pod.name",
-                      fmt::format("invalid pod name {}: must be a DNS subdomain (lower-case "
-                                  "alphanumerics, '-' and '.', at most 253 characters)",
-                                  QuoteForMessage(in.name())));
-  }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.name", pod::ValidatePodName(in.name())));
   out.name = in.name();
   out.namespace_name = in.namespace_().empty() ? "default" : in.namespace_();
-  if (!pod::IsDnsLabel(out.namespace_name)) {
-    return FieldError("pod.namespace",
-                      fmt::format("invalid namespace {}: must be a DNS label "
-                                  "([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters)",
-                                  QuoteForMessage(out.namespace_name)));
-  }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.namespace", pod::ValidateNamespace(out.namespace_name)));
   for (const std::string& key : SortedKeys(in.annotations())) {
-    if (!pod::IsQualifiedName(key)) {
-      return FieldError(fmt::format("pod.annotations[{}]", QuoteForMessage(key)),
-                        "invalid annotation key: must be a qualified name ([prefix/]name)");
-    }
+    TOPOLOGYD_RETURN_IF_ERROR(AtField(fmt::format("pod.annotations[{}]", QuoteForMessage(key)),
+                                      pod::ValidateAnnotationKey(key)));
     out.annotations.emplace(key, in.annotations().at(key));
   }
   std::set<std::string> names;

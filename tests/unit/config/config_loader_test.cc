@@ -232,6 +232,24 @@ TEST(ConfigLoaderTest, MoreThanOneDocumentIsAnError) {
   EXPECT_TRUE(ParseConfig("# nothing set\n", "test.yaml").ok());
 }
 
+// yaml-cpp 0.7 reports endless empty documents for such text without reading on; the loader
+// must stop and refuse it rather than grow until memory runs out.
+TEST(ConfigLoaderTest, TextTheYamlParserCannotReadOnIsAnError) {
+  EXPECT_THAT(ErrorOf(","), HasSubstr("test.yaml:1: not a YAML document"));
+  EXPECT_THAT(ErrorOf(",a"), HasSubstr("test.yaml:1: not a YAML document"));
+  // After a valid first document too, with the line where reading stopped.
+  EXPECT_THAT(ErrorOf("[a]\n,\n"), HasSubstr("test.yaml:2: not a YAML document"));
+  EXPECT_THAT(ErrorOf("log: {level: debug}\n...\n,a\n"),
+              HasSubstr("test.yaml:3: not a YAML document"));
+}
+
+TEST(ConfigLoaderTest, DurationTooLongForANumberIsAnError) {
+  const std::string error = ErrorOf("reconcilePeriod: 2" + std::string(308, '0') + "s\n");
+  EXPECT_THAT(error, HasSubstr("test.yaml:1: reconcilePeriod: invalid duration \"2000"));
+  EXPECT_THAT(error, HasSubstr("out of range"));
+  EXPECT_LT(error.size(), 300U);
+}
+
 TEST(ConfigLoaderTest, OutOfRangeIntegerIsOneError) {
   std::string error = ErrorOf("cpuReservedCount: 99999999999999999999\n");
   EXPECT_EQ(error,

@@ -158,6 +158,75 @@ TEST(PodManifestTest, RejectsASecondDocument) {
   }
 }
 
+// yaml-cpp 0.7 reports endless empty documents for such text without reading on; the parser
+// must stop and refuse it rather than spin.
+TEST(PodManifestTest, TextTheYamlParserCannotReadOnIsAnError) {
+  ExpectInvalid(",", "line 1, column 1: not a YAML document");
+  ExpectInvalid(",a", "line 1, column 1: not a YAML document");
+  // After a valid Pod too, where only empty documents would follow.
+  const std::string pod = "{metadata: {name: p}, spec: {containers: [{name: a}]}}\n";
+  ExpectInvalid(pod + ",\n", "line 2, column 1: not a YAML document");
+  ExpectInvalid(pod + "---\n,a\n", "line 3, column 1: not a YAML document");
+}
+
+// The rules PodFromProto applies to a pod sent over gRPC, with the same messages.
+TEST(PodManifestTest, NamesFollowTheApiRules) {
+  const std::string spec = "spec: {containers: [{name: a}]}\n";
+  ExpectInvalid("metadata: {name: \"Not A DNS Name!\"}\n" + spec,
+                "metadata.name: invalid pod name \"Not A DNS Name!\": must be a DNS subdomain");
+  ExpectInvalid("metadata: {name: p, namespace: ../etc}\n" + spec,
+                "metadata.namespace: invalid namespace \"../etc\": must be a DNS label");
+  ExpectInvalid("metadata: {name: p, uid: u/../x}\n" + spec,
+                "metadata.uid: invalid uid \"u/../x\": expected 1 to 64 of [A-Za-z0-9-]");
+  ExpectInvalid("metadata: {name: p, annotations: {\"bad key\": v}}\n" + spec,
+                "metadata.annotations[\"bad key\"]: invalid annotation key");
+  ExpectInvalid("metadata: {name: p}\nspec: {containers: [{name: ../../evil container}]}\n",
+                "spec.containers[0].name: invalid container name \"../../evil container\": "
+                "must be a DNS label");
+  ExpectInvalid(
+      "metadata: {name: p}\nspec: {initContainers: [{name: Setup}], containers: [{name: a}]}\n",
+      "spec.initContainers[0].name: invalid container name \"Setup\"");
+  ExpectInvalid(WithLimits("\"not a qualified name!!\": 1"),
+                "spec.containers[0].resources.limits[\"not a qualified name!!\"]: "
+                "invalid resource name");
+  ExpectInvalid(WithLimits("\"\": 1"),
+                "spec.containers[0].resources.limits[\"\"]: invalid resource name");
+  // The first problem of the reproduction: every name in it is bad.
+  ExpectInvalid(
+      "kind: Pod\nmetadata: {name: \"Not A DNS Name!\", namespace: \"../etc\", uid: "
+      "\"u/../x\"}\nspec:\n  containers:\n  - name: \"../../evil container\"\n"
+      "    resources: {limits: {\"not a qualified name!!\": \"1\"}}\n",
+      "metadata.name: invalid pod name");
+}
+
+TEST(PodManifestTest, NamesAtTheLimitsAreAccepted) {
+  const std::string name = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
+                           std::string(63, 'c') + "." + std::string(61, 'd');
+  ASSERT_EQ(name.size(), 253U);
+  auto pod = ParsePodManifest("metadata: {name: " + name + ", namespace: " + std::string(63, 'n') +
+                              ", uid: " + std::string(64, 'U') +
+                              ", annotations: {example.com/Owner_Team.1: x}}\n"
+                              "spec: {containers: [{name: " +
+                              std::string(63, 'c') +
+                              ", resources: {limits: {example.com/foo_bar: 1}}}]}\n");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->name, name);
+  // An empty namespace is the default one, as over gRPC; an empty uid is left to the caller.
+  pod = ParsePodManifest(
+      "metadata: {name: p, namespace: \"\", uid: \"\"}\nspec: {containers: [{name: a}]}\n");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->namespace_name, "default");
+  EXPECT_EQ(pod->uid, "");
+}
+
+TEST(PodManifestTest, EveryGoodFixtureParses) {
+  for (const char* name : {"besteffort.yaml", "burstable.json", "gpu-inference.yaml",
+                           "guaranteed-gpu.yaml", "sidecar-init.yaml"}) {
+    auto pod = ParsePodManifest(ReadFixture(name));
+    EXPECT_TRUE(pod.ok()) << name << ": " << pod.status();
+  }
+}
+
 TEST(PodManifestTest, ErrorMessagesShortenAndEscapeValues) {
   auto pod = ParsePodManifest(WithLimits("cpu: \"" + std::string(100'000, '7') + "x\""));
   ASSERT_FALSE(pod.ok());

@@ -346,6 +346,40 @@ TEST(PodProtoTest, ErrorMessagesEscapeValues) {
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("\"a\\\"b\\x0a\""));
 }
 
+// The message after the field path, e.g. `invalid uid "x": ...`.
+std::string Reason(const absl::Status& status) {
+  const std::string message(status.message());
+  const size_t colon = message.find(": ");
+  return colon == std::string::npos ? message : message.substr(colon + 2);
+}
+
+// A manifest and a gRPC pod with the same bad name are refused with the same reason.
+TEST(PodProtoTest, ManifestParserAppliesTheSameNameRules) {
+  struct Case {
+    std::string metadata;   // the manifest's metadata map body
+    std::string container;  // the manifest's container name
+    void (*set)(v1::Pod&);
+  } cases[] = {
+      {"name: p, uid: \"u/../x\"", "a", [](v1::Pod& p) { p.set_uid("u/../x"); }},
+      {"name: \"Web 0\"", "a", [](v1::Pod& p) { p.set_name("Web 0"); }},
+      {"name: p, namespace: \"../etc\"", "a", [](v1::Pod& p) { p.set_namespace_("../etc"); }},
+      {"name: p", "../../evil container",
+       [](v1::Pod& p) { p.mutable_containers(0)->set_name("../../evil container"); }},
+      {"name: p, annotations: {\"a b\": v}", "a",
+       [](v1::Pod& p) { (*p.mutable_annotations())["a b"] = "v"; }},
+  };
+  for (const Case& c : cases) {
+    auto manifest = pod::ParsePodManifest(
+        "metadata: {" + c.metadata + "}\nspec: {containers: [{name: \"" + c.container + "\"}]}\n");
+    v1::Pod proto = ValidPod();
+    c.set(proto);
+    auto converted = PodFromProto(proto);
+    ASSERT_FALSE(manifest.ok()) << c.metadata;
+    ASSERT_FALSE(converted.ok()) << c.metadata;
+    EXPECT_EQ(Reason(manifest.status()), Reason(converted.status())) << c.metadata;
+  }
+}
+
 TEST(PodProtoTest, FirstErrorIsDeterministic) {
   // Two bad resources: the one first in name order is reported, whatever the map order.
   v1::Pod in = ValidPod();
