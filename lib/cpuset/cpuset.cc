@@ -4,6 +4,9 @@
 #include <bit>
 #include <charconv>
 #include <ostream>
+#include <utility>
+
+#include "lib/common/quote.h"
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -33,6 +36,38 @@ bool ParseId(std::string_view s, int* out) {
   return true;
 }
 
+// One element of a list, `a` or `a-b`, as the inclusive range [first, last]. `text` (the whole
+// list) and `token` are untrusted and unbounded: messages show them quoted and cut.
+absl::Status ParseElement(std::string_view text, std::string_view token, int* first, int* last) {
+  const size_t dash = token.find('-');
+  bool ok;
+  if (dash == std::string_view::npos) {
+    ok = ParseId(token, first);
+    *last = *first;
+  } else {
+    ok = ParseId(token.substr(0, dash), first) && ParseId(token.substr(dash + 1), last);
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(fmt::format("invalid CPU list {}: bad element {}",
+                                                  QuoteForMessage(text), QuoteForMessage(token)));
+  }
+  if (*first > CpuSet::kMaxCpuId || *last > CpuSet::kMaxCpuId) {
+    return absl::InvalidArgumentError(fmt::format("invalid CPU list {}: CPU id in {} exceeds {}",
+                                                  QuoteForMessage(text), QuoteForMessage(token),
+                                                  CpuSet::kMaxCpuId));
+  }
+  if (*last < *first) {
+    return absl::InvalidArgumentError(fmt::format("invalid CPU list {}: range {} is descending",
+                                                  QuoteForMessage(text), QuoteForMessage(token)));
+  }
+  return absl::OkStatus();
+}
+
+// Bits lo..hi (0 <= lo <= hi < 64) of a word.
+uint64_t BitsFromTo(int lo, int hi) {
+  return (~uint64_t{0} >> (kWordBits - 1 - hi)) & (~uint64_t{0} << lo);
+}
+
 }  // namespace
 
 CpuSet::CpuSet(std::initializer_list<int> ids) {
@@ -45,44 +80,42 @@ CpuSet::CpuSet(const std::vector<int>& ids) {
 
 CpuSet CpuSet::Range(int first, int last) {
   CpuSet set;
-  for (int id = first; id <= last; ++id) set.Add(id);
+  set.AddRange(first, last);
   return set;
 }
 
 absl::StatusOr<CpuSet> CpuSet::Parse(std::string_view text) {
-  CpuSet set;
   text = TrimSpace(text);
-  if (text.empty()) return set;
+  if (text.empty()) return CpuSet();
+  std::vector<std::pair<int, int>> ranges;
   size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string_view token = text.substr(
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string_view token = text.substr(
         start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    size_t dash = token.find('-');
     int first = 0;
     int last = 0;
-    bool ok = false;
-    if (dash == std::string_view::npos) {
-      ok = ParseId(token, &first);
-      last = first;
-    } else {
-      ok = ParseId(token.substr(0, dash), &first) && ParseId(token.substr(dash + 1), &last);
-    }
-    if (!ok) {
-      return absl::InvalidArgumentError(
-          fmt::format("invalid CPU list \"{}\": bad element \"{}\"", text, token));
-    }
-    if (first > kMaxCpuId || last > kMaxCpuId) {
-      return absl::InvalidArgumentError(fmt::format(
-          "invalid CPU list \"{}\": CPU id in \"{}\" exceeds {}", text, token, kMaxCpuId));
-    }
-    if (last < first) {
-      return absl::InvalidArgumentError(
-          fmt::format("invalid CPU list \"{}\": range \"{}\" is descending", text, token));
-    }
-    for (int id = first; id <= last; ++id) set.Add(id);
+    if (absl::Status s = ParseElement(text, token, &first, &last); !s.ok()) return s;
+    ranges.emplace_back(first, last);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
+  }
+  return FromRanges(std::move(ranges));
+}
+
+CpuSet CpuSet::FromRanges(std::vector<std::pair<int, int>> ranges) {
+  // Merged first, so each word is filled once however often the ranges overlap: the cost is
+  // O(k log k) for k ranges plus the words of the result.
+  std::sort(ranges.begin(), ranges.end());
+  CpuSet set;
+  size_t i = 0;
+  while (i < ranges.size()) {
+    const int first = ranges[i].first;
+    int last = ranges[i].second;
+    for (++i; i < ranges.size() && ranges[i].first <= last + 1; ++i) {
+      last = std::max(last, ranges[i].second);
+    }
+    set.AddRange(first, last);
   }
   return set;
 }
@@ -167,6 +200,21 @@ void CpuSet::Add(int id) {
   size_t w = static_cast<size_t>(id / kWordBits);
   if (w >= words_.size()) words_.resize(w + 1, 0);
   words_[w] |= uint64_t{1} << (id % kWordBits);
+}
+
+void CpuSet::AddRange(int first, int last) {
+  first = std::max(first, 0);
+  if (last < first) return;
+  const size_t first_word = static_cast<size_t>(first / kWordBits);
+  const size_t last_word = static_cast<size_t>(last / kWordBits);
+  if (last_word >= words_.size()) words_.resize(last_word + 1, 0);
+  if (first_word == last_word) {
+    words_[first_word] |= BitsFromTo(first % kWordBits, last % kWordBits);
+    return;
+  }
+  words_[first_word] |= BitsFromTo(first % kWordBits, kWordBits - 1);
+  for (size_t w = first_word + 1; w < last_word; ++w) words_[w] = ~uint64_t{0};
+  words_[last_word] |= BitsFromTo(0, last % kWordBits);
 }
 
 void CpuSet::Remove(int id) {

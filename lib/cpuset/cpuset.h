@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,12 +28,16 @@ class CpuSet {
   CpuSet(std::initializer_list<int> ids);
   explicit CpuSet(const std::vector<int>& ids);
 
-  // [first, last], inclusive, like "first-last". Empty when last < first.
+  // [first, last], inclusive, like "first-last" (negative ids are left out). Empty when
+  // last < first.
   static CpuSet Range(int first, int last);
 
   // Parses Linux list syntax: comma-separated ids or inclusive ranges `a-b`, no spaces
   // inside tokens; surrounding whitespace and a trailing newline (as read from sysfs) are
-  // accepted; "" is the empty set. INVALID_ARGUMENT names the offending token.
+  // accepted; "" is the empty set. Time is linear in the text (up to sorting its elements)
+  // plus the size of the result, however the ranges overlap. INVALID_ARGUMENT names the
+  // offending token; the message shows the list and the token quoted, escaped and cut to 64
+  // bytes (lib/common/quote.h).
   static absl::StatusOr<CpuSet> Parse(std::string_view text);
 
   // Sorted, consecutive runs as `a-b`, singletons as `a`, comma-joined; "" when empty.
@@ -50,6 +55,8 @@ class CpuSet {
 
   // Mutators, for builders; values handed around should be treated as immutable.
   void Add(int id);
+  // Adds [first, last] a word at a time (negative ids are left out).
+  void AddRange(int first, int last);
   void Remove(int id);
   void AddAll(const CpuSet& other);
 
@@ -82,6 +89,8 @@ class CpuSet {
   friend bool operator<(const CpuSet& a, const CpuSet& b);
 
  private:
+  // The union of the inclusive ranges [first, last] (each 0 <= first <= last <= kMaxCpuId).
+  static CpuSet FromRanges(std::vector<std::pair<int, int>> ranges);
   // Smallest id >= from that is in the set, or -1.
   int NextFrom(int from) const;
   void Trim();

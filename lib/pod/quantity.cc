@@ -135,11 +135,40 @@ void Double(std::string& digits) {
   if (carry != 0) digits.insert(digits.begin(), static_cast<char>('0' + carry));
 }
 
+// Whether the magnitude is at least 10^19, above kMaxWhole (2^62 ~ 4.6e18), judged from the
+// integer digits and the suffix alone: a binary suffix only makes the value larger.
+bool AtLeastTenToThe19(const Lexed& lexed, const Suffix& suffix) {
+  if (lexed.num == "0") return false;  // no integer digits, or only zeros
+  const int64_t exp10 =
+      static_cast<int64_t>(lexed.num.size()) - 1 + (suffix.base == 10 ? suffix.exponent : 0);
+  return exp10 >= 19;
+}
+
+// The fraction digits `denom`, times 2^binary_exp, rounded up to nano units: only the first
+// 9 + binary_exp digits can change that, the rest only whether it rounds up. Those are
+// replaced by one digit 1 when any of them is non-zero. (With D the digits kept and R < 1 the
+// rest as a fraction of the last kept unit, the nano value is (D + R) / 5^binary_exp, whose
+// ceiling is the same for every R in (0, 1).)
+std::string SignificantFraction(std::string_view denom, int64_t binary_exp) {
+  const size_t keep = static_cast<size_t>(9 + binary_exp);
+  if (denom.size() <= keep + 1) return std::string(denom);
+  std::string out(denom.substr(0, keep));
+  if (denom.find_first_not_of('0', keep) != std::string_view::npos) out += '1';
+  return out;
+}
+
 // `text` is untrusted and unbounded (it may come straight from an RPC): quote it shortened and
 // escaped, so the message stays small enough for a gRPC status.
 absl::Status Invalid(std::string_view text, std::string_view reason) {
   return absl::InvalidArgumentError(
       fmt::format("invalid quantity {}: {}", QuoteForMessage(text), reason));
+}
+
+// whole + fraction / 10^fraction_digits written in units of 10^-fraction_digits, as digits:
+// the product whole * 10^9 would overflow 64 bits for whole above ~1.8e10.
+std::string InUnits(uint64_t whole, uint32_t fraction, int fraction_digits) {
+  if (whole == 0) return fmt::format("{}", fraction);
+  return fmt::format("{}{:0{}}", whole, fraction, fraction_digits);
 }
 
 }  // namespace
@@ -176,9 +205,15 @@ absl::StatusOr<Quantity> Quantity::Parse(std::string_view text) {
     return Invalid(text, kErrNumeric);
   }
 
+  // Before any work that grows with the text: a long number either is too large, or has
+  // fraction digits of which only the first few can change the nano-rounded value.
+  if (AtLeastTenToThe19(lexed, suffix)) return Invalid(text, "too large");
+  const std::string denom = suffix.base == 2 ? SignificantFraction(lexed.denom, suffix.exponent)
+                                             : std::string(lexed.denom);
+
   // Exact value = digits * 2^binary_exp * 10^decimal_exp.
-  std::string digits = std::string(lexed.num) + std::string(lexed.denom);
-  int64_t decimal_exp = -static_cast<int64_t>(lexed.denom.size());
+  std::string digits = std::string(lexed.num) + denom;
+  int64_t decimal_exp = -static_cast<int64_t>(denom.size());
   if (suffix.base == 2) {
     for (int64_t k = 0; k < suffix.exponent; ++k) Double(digits);
   } else {
@@ -279,13 +314,13 @@ Quantity Quantity::operator+(const Quantity& other) const {
 
 std::string Quantity::ToString() const {
   if (nanos_ == 0) return fmt::format("{}", whole_);
-  const bool negative = IsNegative();
+  const std::string_view sign = IsNegative() ? "-" : "";
   const uint64_t abs_whole = static_cast<uint64_t>(whole_ < 0 ? -whole_ : whole_);
-  const uint64_t abs_nanos = static_cast<uint64_t>(nanos_ < 0 ? -nanos_ : nanos_);
+  const uint32_t abs_nanos = static_cast<uint32_t>(nanos_ < 0 ? -nanos_ : nanos_);
   if (abs_nanos % 1'000'000 == 0) {
-    return fmt::format("{}{}m", negative ? "-" : "", abs_whole * 1000 + abs_nanos / 1'000'000);
+    return fmt::format("{}{}m", sign, InUnits(abs_whole, abs_nanos / 1'000'000, 3));
   }
-  return fmt::format("{}{}n", negative ? "-" : "", abs_whole * 1'000'000'000 + abs_nanos);
+  return fmt::format("{}{}n", sign, InUnits(abs_whole, abs_nanos, 9));
 }
 
 }  // namespace topologyd::pod

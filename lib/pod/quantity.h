@@ -48,6 +48,7 @@ class Quantity {
   // Quirks kept on purpose: "1." and ".5" are valid, a missing number means 0 ("Gi" == 0).
   // INVALID_ARGUMENT `invalid quantity "<text>": <reason>` otherwise (empty, bad characters,
   // unknown suffix, too large); <text> is escaped and cut to 64 bytes (lib/common/quote.h).
+  // Time is linear in the length of `text`.
   static absl::StatusOr<Quantity> Parse(std::string_view text);
 
   // Rounded up (away from zero) to an integer / to thousandths, as kubelet's Value() and
@@ -66,8 +67,9 @@ class Quantity {
   Quantity operator+(const Quantity& other) const;
   Quantity& operator+=(const Quantity& other) { return *this = *this + other; }
 
-  // A canonical-ish text for messages: the integer when exact ("2", "1073741824"), else the
-  // milli value ("1500m"), else the nano value ("1n").
+  // The exact value as text, for messages and for sending on: the integer when exact ("2",
+  // "1073741824"), else the milli value ("1500m"), else the nano value ("1n",
+  // "20000000000000000001n"). Parse(ToString()) gives back this value.
   std::string ToString() const;
 
   friend std::ostream& operator<<(std::ostream& os, const Quantity& q) {

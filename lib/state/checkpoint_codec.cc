@@ -1,12 +1,15 @@
 #include "lib/state/checkpoint_codec.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/state/crc32c.h"
+#include "lib/state/json_limits.h"
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -27,6 +30,17 @@ absl::Status Malformed(std::string_view source, std::string_view path, std::stri
 }
 
 std::string TypeName(const json& j) { return j.type_name(); }
+
+// A member name as a path component: bare when it is a short identifier, else quoted and cut
+// (unknown members come from the file and may be anything).
+std::string PathComponent(std::string_view key) {
+  const bool plain = !key.empty() && key.size() <= kMaxQuotedBytes &&
+                     std::all_of(key.begin(), key.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '_' || c == '-';
+                     });
+  return plain ? std::string(key) : QuoteForMessage(key);
+}
 
 // Reads members of one JSON object, remembering which were consumed so that members this
 // version does not know are reported instead of silently dropped on the next save.
@@ -76,7 +90,7 @@ class ObjectReader {
   absl::Status NoUnknownMembers() const {
     for (const auto& [key, value] : j_->items()) {
       if (!seen_.contains(key)) {
-        return Malformed(source_, Path(key.c_str()),
+        return Malformed(source_, Path(key),
                          fmt::format("unknown member (not part of state format version {})",
                                      kCheckpointVersion));
       }
@@ -84,8 +98,9 @@ class ObjectReader {
     return absl::OkStatus();
   }
 
-  std::string Path(const char* key) const {
-    return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+  std::string Path(std::string_view key) const {
+    const std::string shown = PathComponent(key);
+    return path_.empty() ? shown : fmt::format("{}.{}", path_, shown);
   }
 
  private:
@@ -93,8 +108,9 @@ class ObjectReader {
       : j_(&j), path_(std::move(path)), source_(source) {}
 
   absl::Status WrongType(const char* key, std::string_view expected, const json& v) const {
-    return Malformed(source_, Path(key),
-                     fmt::format("expected {}, found {} {}", expected, TypeName(v), v.dump()));
+    return Malformed(
+        source_, Path(key),
+        fmt::format("expected {}, found {} {}", expected, TypeName(v), JsonForMessage(v)));
   }
 
   const json* j_;
@@ -123,7 +139,8 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
   TOPOLOGYD_ASSIGN_OR_RETURN(std::string cpus, r.String("cpus"));
   absl::StatusOr<CpuSet> parsed = CpuSet::Parse(cpus);
   if (!parsed.ok()) {
-    return Malformed(source, r.Path("cpus"), fmt::format("invalid CPU list \"{}\"", cpus));
+    return Malformed(source, r.Path("cpus"),
+                     fmt::format("invalid CPU list {}", QuoteForMessage(cpus)));
   }
   c.cpus = *std::move(parsed);
   TOPOLOGYD_ASSIGN_OR_RETURN(c.exclusive, r.Bool("exclusive"));
@@ -133,7 +150,8 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
     const json& v = (*affinity)[i];
     const std::string at = fmt::format("{}[{}]", r.Path("numa_affinity"), i);
     if (!v.is_number_unsigned() || v.get<uint64_t>() > static_cast<uint64_t>(kMaxNumaId)) {
-      return Malformed(source, at, fmt::format("expected a NUMA node id, found {}", v.dump()));
+      return Malformed(source, at,
+                       fmt::format("expected a NUMA node id, found {}", JsonForMessage(v)));
     }
     c.numa_affinity.push_back(v.get<int>());
   }
@@ -148,8 +166,9 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
     TOPOLOGYD_ASSIGN_OR_RETURN(uint64_t bytes, m.Unsigned("bytes"));
     TOPOLOGYD_RETURN_IF_ERROR(m.NoUnknownMembers());
     if (!c.memory[node].emplace(resource, bytes).second) {
-      return Malformed(source, fmt::format("{}[{}]", r.Path("memory"), i),
-                       fmt::format("NUMA node {} resource \"{}\" listed twice", node, resource));
+      return Malformed(
+          source, fmt::format("{}[{}]", r.Path("memory"), i),
+          fmt::format("NUMA node {} resource {} listed twice", node, QuoteForMessage(resource)));
     }
   }
 
@@ -159,15 +178,16 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
                      fmt::format("expected an object, found {}", TypeName(*devices)));
   }
   for (const auto& [resource, ids] : devices->items()) {
-    const std::string at = fmt::format("{}[\"{}\"]", r.Path("devices"), resource);
+    const std::string at = fmt::format("{}[{}]", r.Path("devices"), QuoteForMessage(resource));
     if (!ids.is_array()) {
       return Malformed(source, at, fmt::format("expected an array, found {}", TypeName(ids)));
     }
     std::vector<std::string>& out = c.devices[resource];
     for (size_t i = 0; i < ids.size(); ++i) {
       if (!ids[i].is_string()) {
-        return Malformed(source, fmt::format("{}[{}]", at, i),
-                         fmt::format("expected a device id string, found {}", ids[i].dump()));
+        return Malformed(
+            source, fmt::format("{}[{}]", at, i),
+            fmt::format("expected a device id string, found {}", JsonForMessage(ids[i])));
       }
       out.push_back(ids[i].get<std::string>());
     }
@@ -193,7 +213,8 @@ absl::StatusOr<PodRecord> DecodePod(const json& j, const std::string& path,
     const std::string at = fmt::format("{}[{}]", r.Path("containers"), i);
     TOPOLOGYD_ASSIGN_OR_RETURN(ContainerRecord c, DecodeContainer((*containers)[i], at, source));
     if (!names.insert(c.name).second) {
-      return Malformed(source, at, fmt::format("container \"{}\" listed twice", c.name));
+      return Malformed(source, at,
+                       fmt::format("container {} listed twice", QuoteForMessage(c.name)));
     }
     pod.containers.push_back(std::move(c));
   }
@@ -283,12 +304,17 @@ absl::StatusOr<std::string> EncodeState(const State& state) {
 }
 
 absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view source) {
+  // Before parsing: the checksum below serializes the data, and dump() recurses per level.
+  if (absl::Status nesting = CheckJsonNesting(bytes); !nesting.ok()) {
+    return absl::DataLossError(fmt::format("{}: {}, deeper than any checkpoint; {}", source,
+                                           nesting.message(), kCorruptAdvice));
+  }
   json doc;
   try {
     doc = json::parse(bytes.begin(), bytes.end());
   } catch (const json::exception& e) {
-    return absl::DataLossError(
-        fmt::format("{}: not valid JSON ({}); {}", source, e.what(), kCorruptAdvice));
+    return absl::DataLossError(fmt::format("{}: not valid JSON ({}); {}", source,
+                                           ParseErrorForMessage(e.what()), kCorruptAdvice));
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader top, ObjectReader::Make(doc, "", source));
   TOPOLOGYD_ASSIGN_OR_RETURN(uint64_t version, top.Unsigned("version"));
@@ -314,8 +340,8 @@ absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view sourc
   const std::string actual = ChecksumOf(data->dump(), generation, version);
   if (stored != actual) {
     return absl::DataLossError(
-        fmt::format("{}: checksum mismatch (the file says \"{}\", its contents give \"{}\"); {}",
-                    source, stored, actual, kCorruptAdvice));
+        fmt::format("{}: checksum mismatch (the file says {}, its contents give \"{}\"); {}",
+                    source, QuoteForMessage(stored), actual, kCorruptAdvice));
   }
 
   State state;
@@ -327,7 +353,7 @@ absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view sourc
     TOPOLOGYD_ASSIGN_OR_RETURN(PodRecord pod, DecodePod((*pods)[i], at, source));
     const std::string uid = pod.uid;
     if (!state.pods.emplace(uid, std::move(pod)).second) {
-      return Malformed(source, at, fmt::format("pod {} listed twice", uid));
+      return Malformed(source, at, fmt::format("pod {} listed twice", QuoteForMessage(uid)));
     }
   }
   TOPOLOGYD_RETURN_IF_ERROR(d.NoUnknownMembers());

@@ -49,9 +49,11 @@ inline constexpr uint64_t kMaxGeneration = uint64_t{1} << 62;
 
 // Parses a checkpoint. `source` names the file in messages. Errors, each saying what the
 // operator can do:
-//  - DATA_LOSS: not JSON, checksum mismatch, or a member missing / of the wrong type / with a
-//    bad value (the message gives its JSON path, e.g.
-//    `data.pods[3].containers[0].cpus: invalid CPU list "x"`);
+//  - DATA_LOSS: not JSON, arrays or objects nested deeper than kMaxJsonNesting
+//    (json_limits.h), checksum mismatch, or a member missing / of the wrong type / with a bad
+//    value (the message gives its JSON path, e.g.
+//    `data.pods[3].containers[0].cpus: invalid CPU list "x"`; values from the file are shown
+//    escaped and cut to 64 bytes);
 //  - FAILED_PRECONDITION: the file's version is newer than kCheckpointVersion (written by a
 //    newer topologyd), or the decoded state breaks an invariant of Validate() (state.h).
 [[nodiscard]] absl::StatusOr<State> DecodeState(std::string_view bytes,

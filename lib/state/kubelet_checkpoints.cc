@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
+#include "lib/state/json_limits.h"
 #include "lib/state/kubelet_checksum.h"
 
 #include "fmt/format.h"
@@ -37,7 +39,9 @@ class Reader {
                       const std::function<absl::Status(const std::string&, const json&,
                                                        const std::string&)>& field) const {
     if (j.is_null()) return absl::OkStatus();
-    if (!j.is_object()) return Error(path, fmt::format("expected an object, found {}", j.dump()));
+    if (!j.is_object()) {
+      return Error(path, fmt::format("expected an object, found {}", JsonForMessage(j)));
+    }
     for (const auto& [key, value] : j.items()) {
       std::string lower = key;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -48,7 +52,9 @@ class Reader {
 
   absl::Status String(const json& j, const std::string& path, std::string& out) const {
     if (j.is_null()) return absl::OkStatus();
-    if (!j.is_string()) return Error(path, fmt::format("expected a string, found {}", j.dump()));
+    if (!j.is_string()) {
+      return Error(path, fmt::format("expected a string, found {}", JsonForMessage(j)));
+    }
     out = j.get<std::string>();
     return absl::OkStatus();
   }
@@ -56,7 +62,7 @@ class Reader {
   absl::Status Uint64(const json& j, const std::string& path, uint64_t& out) const {
     if (j.is_null()) return absl::OkStatus();
     if (!j.is_number_unsigned()) {
-      return Error(path, fmt::format("expected an unsigned integer, found {}", j.dump()));
+      return Error(path, fmt::format("expected an unsigned integer, found {}", JsonForMessage(j)));
     }
     out = j.get<uint64_t>();
     return absl::OkStatus();
@@ -73,7 +79,7 @@ class Reader {
       out = j.get<int64_t>();
       return absl::OkStatus();
     }
-    return Error(path, fmt::format("expected an integer, found {}", j.dump()));
+    return Error(path, fmt::format("expected an integer, found {}", JsonForMessage(j)));
   }
 
   template <typename T, typename ReadElement>
@@ -83,7 +89,9 @@ class Reader {
       out.reset();
       return absl::OkStatus();
     }
-    if (!j.is_array()) return Error(path, fmt::format("expected an array, found {}", j.dump()));
+    if (!j.is_array()) {
+      return Error(path, fmt::format("expected an array, found {}", JsonForMessage(j)));
+    }
     out.emplace();
     for (size_t i = 0; i < j.size(); ++i) {
       T element{};
@@ -101,10 +109,12 @@ class Reader {
       out.reset();
       return absl::OkStatus();
     }
-    if (!j.is_object()) return Error(path, fmt::format("expected an object, found {}", j.dump()));
+    if (!j.is_object()) {
+      return Error(path, fmt::format("expected an object, found {}", JsonForMessage(j)));
+    }
     if (!out) out.emplace();
     for (const auto& [key, value] : j.items()) {
-      const std::string at = fmt::format("{}[\"{}\"]", path, key);
+      const std::string at = fmt::format("{}[{}]", path, QuoteForMessage(key));
       K k{};
       if constexpr (std::is_same_v<K, std::string>) {
         k = key;
@@ -133,11 +143,18 @@ class Reader {
 };
 
 absl::StatusOr<json> ParseJson(std::string_view bytes, std::string_view source) {
+  // Before parsing: messages below serialize values, and dump() recurses per level.
+  if (absl::Status nesting = CheckJsonNesting(bytes); !nesting.ok()) {
+    return absl::DataLossError(
+        fmt::format("{}: checkpoint is corrupted: {}, deeper than any kubelet checkpoint", source,
+                    nesting.message()));
+  }
   try {
     return json::parse(bytes.begin(), bytes.end());
   } catch (const json::exception& e) {
-    return absl::DataLossError(fmt::format(
-        "{}: not valid JSON ({}); kubelet itself would refuse this checkpoint", source, e.what()));
+    return absl::DataLossError(
+        fmt::format("{}: not valid JSON ({}); kubelet itself would refuse this checkpoint", source,
+                    ParseErrorForMessage(e.what())));
   }
 }
 
@@ -182,10 +199,10 @@ absl::Status ReadCpuBody(const Reader& r, const json& j, const std::string& path
         for (const auto& [key, value] : v.items()) {
           if (value.is_string()) {
             return absl::FailedPreconditionError(fmt::format(
-                "{}: {}[\"{}\"]: this is the pre-1.18 cpu_manager_state format (entries keyed "
+                "{}: {}[{}]: this is the pre-1.18 cpu_manager_state format (entries keyed "
                 "by container id), which only kubelet can migrate with the container runtime's "
                 "help; start kubelet 1.18 or newer once so it rewrites the file, then import",
-                r.source(), at, key));
+                r.source(), at, QuoteForMessage(key)));
           }
         }
       }

@@ -87,7 +87,8 @@ struct DeviceCheckpoint {
 
 // Each parser reads the file's bytes and verifies its checksum as kubelet does. `source` names
 // the file in messages. Errors:
-//  - DATA_LOSS: not JSON, a member of the wrong type (its JSON path is named), or a checksum
+//  - DATA_LOSS: not JSON, arrays or objects nested deeper than kMaxJsonNesting
+//    (json_limits.h), a member of the wrong type (its JSON path is named), or a checksum
 //    mismatch ("checkpoint is corrupted" in kubelet's words);
 //  - FAILED_PRECONDITION: a format this importer does not read (named, with what to do).
 //

@@ -182,6 +182,27 @@ absl::Status ProbeLoadInChild(hwloc_topology_t topology, const std::string& what
   return absl::OkStatus();
 }
 
+// hwloc takes any index (the synthetic "pack:1 pu:2(indexes=0,2000000000)" loads), but every
+// CpuSet copied from such a topology would be a bitmap of hundreds of MB. Refused like
+// CpuSet::Parse refuses such ids.
+absl::Status CheckCpuIndexes(hwloc_topology_t topology, const std::string& what) {
+  const int largest = hwloc_bitmap_last(hwloc_topology_get_complete_cpuset(topology));
+  if (largest > CpuSet::kMaxCpuId) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} has CPU index {}; the largest supported is {}", what, largest, CpuSet::kMaxCpuId));
+  }
+  for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr); pu != nullptr;
+       pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu)) {
+    if (pu->os_index != HWLOC_UNKNOWN_INDEX &&
+        pu->os_index > static_cast<unsigned>(CpuSet::kMaxCpuId)) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} has a PU with OS index {}; the largest supported is {}", what,
+                      pu->os_index, CpuSet::kMaxCpuId));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
@@ -240,6 +261,7 @@ absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
     return absl::InvalidArgumentError(
         fmt::format("hwloc failed to load {} (not a valid topology?): {}", what, reason));
   }
+  TOPOLOGYD_RETURN_IF_ERROR(CheckCpuIndexes(topology.get(), what));
   return topology;
 }
 

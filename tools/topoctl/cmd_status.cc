@@ -109,9 +109,9 @@ void PrintStatusTable(const nlohmann::json& doc) {
     rows.push_back({"last reload", "REJECTED: " + lr["error"].get<std::string>()});
   } else {
     std::string text = lr["ok"].get<bool>() ? "ok" : "partly refused";
-    if (!lr["applied_keys"].empty()) text += "; applied: " + lr["applied_keys"].dump();
+    if (!lr["applied_keys"].empty()) text += "; applied: " + JsonText(lr["applied_keys"]);
     if (!lr["refused_keys"].empty()) {
-      text += "; refused (restart needed): " + lr["refused_keys"].dump();
+      text += "; refused (restart needed): " + JsonText(lr["refused_keys"]);
     }
     rows.push_back({"last reload", text});
   }

@@ -145,7 +145,7 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   }
   const std::string list = allocation->cpus.ToString();
   if (globals.format() == OutputFormat::kJson) {
-    std::cout << nlohmann::json{{"cpus", list}}.dump() << "\n";
+    std::cout << JsonText(nlohmann::json{{"cpus", list}}) << "\n";
   } else if (globals.format() == OutputFormat::kYaml) {
     PrintDocument(nlohmann::json{{"cpus", list}}, OutputFormat::kYaml);
   } else {

@@ -26,20 +26,27 @@ void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
   } else if (j.is_null()) {
     out << YAML::Null;
   } else {
-    out << j.dump();
+    out << JsonText(j);
   }
 }
 
 }  // namespace
 
-void PrintDocument(const nlohmann::json& doc, OutputFormat format) {
+std::string JsonText(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string RenderDocument(const nlohmann::json& doc, OutputFormat format) {
   if (format == OutputFormat::kYaml) {
     YAML::Emitter out;
     EmitYaml(doc, out);
-    std::cout << out.c_str() << "\n";
-  } else {
-    std::cout << doc.dump(2) << "\n";
+    return out.c_str();
   }
+  return JsonText(doc, 2);
+}
+
+void PrintDocument(const nlohmann::json& doc, OutputFormat format) {
+  std::cout << RenderDocument(doc, format) << "\n";
 }
 
 void PrintResult(const nlohmann::json& doc, OutputFormat format,

@@ -12,7 +12,15 @@
 
 namespace topoctl {
 
-// Prints `doc` as pretty JSON or as YAML, per `format` (kTable is not handled here).
+// `j` as JSON text (`indent` as for nlohmann's dump: -1 compact). Strings that are not valid
+// UTF-8 (a name taken from a manifest may hold any bytes) get U+FFFD for each bad byte instead
+// of making dump() throw. Every JSON topoctl prints goes through here.
+std::string JsonText(const nlohmann::json& j, int indent = -1);
+
+// `doc` as pretty JSON or as YAML text, per `format` (kTable is not handled here).
+std::string RenderDocument(const nlohmann::json& doc, OutputFormat format);
+
+// Prints RenderDocument(doc, format) and a newline.
 void PrintDocument(const nlohmann::json& doc, OutputFormat format);
 
 // Prints `doc` with `print_table` for kTable, else as PrintDocument does.

@@ -80,7 +80,7 @@ std::string IdList(const nlohmann::json& ids) {
   std::string out;
   for (const auto& id : ids) {
     if (!out.empty()) out += ",";
-    out += id.is_string() ? id.get<std::string>() : id.dump();
+    out += id.is_string() ? id.get<std::string>() : JsonText(id);
   }
   return out;
 }

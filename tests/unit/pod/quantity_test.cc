@@ -110,6 +110,74 @@ TEST(QuantityTest, FormatsForMessages) {
   EXPECT_EQ(Quantity::FromInt(3).ToString(), "3");
 }
 
+// ToString() used to compute whole * 10^9 in 64 bits, so large values with a fraction printed
+// as other values ("0.1Ei" as "4611686018427387904m").
+TEST(QuantityTest, LargeValuesWithAFractionFormatExactly) {
+  struct Case {
+    const char* text;
+    const char* shown;
+  } cases[] = {
+      {"0.0633Ei", "72979931241613413580800000n"},  // 0.0633 * 2^60, exact in nanos
+      {"0.1Ei", "115292150460684697600m"},
+      {"20000000000.000000001", "20000000000000000001n"},
+      {"-20000000000.000000001", "-20000000000000000001n"},
+      {"4611686018427387903.999999999", "4611686018427387903999999999n"},
+      {"18446744073.709551616", "18446744073709551616n"},  // just above 2^64 nanos
+      {"0.5", "500m"},
+      {"-0.000000001", "-1n"},
+      {"1.000001", "1000001000n"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Quantity> q = Quantity::Parse(c.text);
+    ASSERT_TRUE(q.ok()) << c.text << ": " << q.status();
+    EXPECT_EQ(q->ToString(), c.shown) << c.text;
+    absl::StatusOr<Quantity> back = Quantity::Parse(q->ToString());
+    ASSERT_TRUE(back.ok()) << c.text << ": " << back.status();
+    EXPECT_EQ(*back, *q) << c.text << " -> " << q->ToString();
+  }
+}
+
+TEST(QuantityTest, ToStringRoundTripsAcrossTheRange) {
+  for (int64_t whole : {int64_t{0}, int64_t{1}, int64_t{18446744073}, int64_t{18446744074},
+                        int64_t{1} << 40, Quantity::kMaxWhole - 1}) {
+    for (const char* fraction : {"", ".000000001", ".5", ".123", ".999999999", ".0001"}) {
+      for (const char* sign : {"", "-"}) {
+        const std::string text = sign + std::to_string(whole) + fraction;
+        absl::StatusOr<Quantity> q = Quantity::Parse(text);
+        ASSERT_TRUE(q.ok()) << text << ": " << q.status();
+        absl::StatusOr<Quantity> back = Quantity::Parse(q->ToString());
+        ASSERT_TRUE(back.ok()) << text << " -> " << q->ToString() << ": " << back.status();
+        EXPECT_EQ(*back, *q) << text << " -> " << q->ToString();
+      }
+    }
+  }
+}
+
+// Every suffix doubled the whole digit string 10 to 60 times before its size was checked.
+TEST(QuantityTest, LongDigitStringsAreDecidedFromTheirLength) {
+  const std::string nines(100'000, '9');
+  for (const std::string& text :
+       {nines + "Ei", nines + "Ki", nines, nines + "E", "1" + nines + "m"}) {
+    absl::StatusOr<Quantity> q = Quantity::Parse(text);
+    ASSERT_FALSE(q.ok()) << text.substr(0, 20);
+    EXPECT_THAT(std::string(q.status().message()), HasSubstr("too large"));
+  }
+  // A long fraction is read exactly: only its first digits and whether the rest is zero count.
+  const std::string zeros(100'000, '0');
+  EXPECT_EQ(*Quantity::Parse("1." + zeros + "Ei"), Quantity::FromInt(int64_t{1} << 60));
+  EXPECT_EQ(Quantity::Parse("0." + zeros + "1Ei")->ToString(), "1n");
+  EXPECT_EQ(Quantity::Parse("0." + zeros + "1")->ToString(), "1n");
+  EXPECT_EQ(Quantity::Parse("1" + zeros + "e-100000")->ToString(), "1");
+  EXPECT_EQ(Quantity::Parse("0.5" + zeros + "Ki")->ToString(), "512");
+  EXPECT_EQ(Quantity::Parse("0.5" + zeros + "1Ki")->ToString(), "512000000001n");
+  EXPECT_EQ(Quantity::Parse("0.0000000000001" + zeros + "1Ki")->ToString(), "1n");
+  // 2^-60 Ei is exactly 1: the cut tail must not round it up.
+  EXPECT_EQ(Quantity::Parse("0.000000000000000000867361737988403547205962240695953369140625" +
+                            zeros + "Ei")
+                ->ToString(),
+            "1");
+}
+
 TEST(QuantityTest, RejectsMalformedQuantitiesNamingTheText) {
   struct Bad {
     const char* text;

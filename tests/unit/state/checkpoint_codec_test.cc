@@ -129,6 +129,105 @@ TEST(CheckpointCodecTest, NotJson) {
   EXPECT_NE(DecodeError("{").message().find("not valid JSON"), std::string::npos);
 }
 
+// A file of 100,000 nested arrays used to overflow the stack in the checksum's dump(), so the
+// daemon crashed at every start.
+TEST(CheckpointCodecTest, DeeplyNestedDataIsDataLossNotACrash) {
+  const int depth = 100000;
+  const std::string bytes = R"({"version":1,"generation":0,"checksum":"x","data":)" +
+                            std::string(depth, '[') + std::string(depth, ']') + "}";
+  absl::Status s = DecodeError(bytes);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s.message().substr(0, 500);
+  EXPECT_NE(s.message().find("/var/lib/topologyd/state.json"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("more than 64 levels"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("corrupt"), std::string::npos) << s;
+}
+
+TEST(CheckpointCodecTest, NestingLimitIsSixtyFourLevels) {
+  // The envelope is level 1, so `data` may hold 63 levels; the checksum is what fails then.
+  auto nested = [](int levels) {
+    return R"({"version":1,"generation":0,"checksum":"x","data":)" + std::string(levels, '[') +
+           std::string(levels, ']') + "}";
+  };
+  EXPECT_NE(DecodeError(nested(63)).message().find("checksum mismatch"), std::string::npos);
+  EXPECT_NE(DecodeError(nested(64)).message().find("more than 64 levels"), std::string::npos);
+}
+
+TEST(CheckpointCodecTest, BracketsInsideStringsDoNotCountAsNesting) {
+  State s = Example();
+  s.pods["u1"].name = "\"\\" + std::string(1000, '[') + "\\\"" + std::string(1000, '{');
+  absl::StatusOr<State> back = DecodeState(Encode(s));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, s);
+}
+
+// Values from the file appear in messages escaped and cut, however large they are.
+TEST(CheckpointCodecTest, MessagesAboutHugeValuesStayShort) {
+  const json good = json::parse(Encode(Example()));
+  const std::string big(100000, '\n');
+  struct Case {
+    std::string name;
+    std::function<void(json&)> edit;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"huge array for a string",
+       [](json& d) {
+         d["data"]["pods"][0]["containers"][0]["cpus"] = json(std::vector<int>(50000, 7));
+       },
+       "data.pods[0].containers[0].cpus: expected a string, found array [7,7,7,"},
+      {"huge string for a number", [&big](json& d) { d["generation"] = big; },
+       "generation: expected a non-negative integer, found string \"\\x0a\\x0a"},
+      {"huge object for a NUMA id",
+       [&big](json& d) {
+         d["data"]["pods"][0]["containers"][0]["numa_affinity"] =
+             json::array({json::object({{big, 1}})});
+       },
+       "numa_affinity[0]: expected a NUMA node id, found {\"\\n\\n"},
+      {"huge bad CPU list",
+       [](json& d) {
+         std::string list;
+         for (int i = 0; i < 50000; ++i) list += "1\n";
+         d["data"]["pods"][0]["containers"][0]["cpus"] = list;
+       },
+       "cpus: invalid CPU list \"1\\x0a1\\x0a"},
+      {"huge unknown member", [&big](json& d) { d[big] = 1; }, "\"\\x0a\\x0a"},
+      {"huge duplicate container name",
+       [&big](json& d) {
+         json& containers = d["data"]["pods"][0]["containers"];
+         containers[0]["name"] = big;
+         containers.push_back(containers[0]);
+       },
+       "listed twice"},
+      {"huge device resource",
+       [&big](json& d) { d["data"]["pods"][0]["containers"][0]["devices"][big] = {1}; },
+       "devices[\"\\x0a"},
+  };
+  for (const Case& c : cases) {
+    json doc = good;
+    c.edit(doc);
+    absl::Status s = DecodeError(Resealed(doc));
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << c.name;
+    EXPECT_LT(s.message().size(), 800u) << c.name << ": " << s.message().substr(0, 800);
+    EXPECT_EQ(s.message().find('\n'), std::string::npos) << c.name;
+    EXPECT_NE(s.message().find(c.expect), std::string::npos)
+        << c.name << ": " << s.message().substr(0, 800);
+  }
+}
+
+TEST(CheckpointCodecTest, HugeStoredChecksumAndSyntaxErrorsAreCut) {
+  json doc = json::parse(Encode(Example()));
+  doc["checksum"] = std::string(100000, 'c');
+  absl::Status s = DecodeError(doc.dump());
+  EXPECT_NE(s.message().find("checksum mismatch"), std::string::npos) << s;
+  EXPECT_LT(s.message().size(), 800u);
+
+  // nlohmann repeats the whole bad token ("last read: ...") in its parse error.
+  s = DecodeError(R"({"version":1,"checksum":")" + std::string(100000, 'c'));
+  EXPECT_NE(s.message().find("not valid JSON"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("last read: \"\\\"cccc"), std::string::npos) << s;
+  EXPECT_LT(s.message().size(), 800u);
+}
+
 TEST(CheckpointCodecTest, NewerVersionIsFailedPrecondition) {
   json doc = json::parse(Encode(Example()));
   doc["version"] = 2;
@@ -192,7 +291,7 @@ TEST(CheckpointCodecTest, ShapeErrorsNameTheJsonPath) {
       {"missing uid", [](json& d) { d["pods"][2].erase("uid"); }, "data.pods[2]: missing \"uid\""},
       {"empty uid", [](json& d) { d["pods"][2]["uid"] = ""; }, "data.pods[2].uid: empty pod uid"},
       {"duplicate uid", [](json& d) { d["pods"][1]["uid"] = "u0"; },
-       "data.pods[1]: pod u0 listed twice"},
+       "data.pods[1]: pod \"u0\" listed twice"},
       {"duplicate container",
        [](json& d) { d["pods"][0]["containers"].push_back(d["pods"][0]["containers"][0]); },
        "data.pods[0].containers[1]: container \"c\" listed twice"},

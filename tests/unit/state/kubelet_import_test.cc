@@ -1,6 +1,8 @@
 #include "lib/state/kubelet_import.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "lib/common/pci_bus_id.h"
 #include "lib/state/kubelet_checksum.h"
@@ -386,6 +388,101 @@ TEST(KubeletDeviceTest, Errors) {
   EXPECT_NE(bad_b64.status().message().find("Data.PodDeviceEntries[0].AllocResp"),
             std::string::npos)
       << bad_b64.status();
+}
+
+// ---- input that must not crash or flood messages ----
+
+using ParseFn = std::function<absl::Status(const std::string& bytes)>;
+
+ParseFn CpuParser() {
+  return [](const std::string& b) { return ParseCpuCheckpoint(b, "cpu_manager_state").status(); };
+}
+ParseFn MemoryParser() {
+  return [](const std::string& b) {
+    return ParseMemoryCheckpoint(b, "memory_manager_state").status();
+  };
+}
+ParseFn DeviceParser() {
+  return [](const std::string& b) {
+    return ParseDeviceCheckpoint(b, "kubelet_internal_checkpoint").status();
+  };
+}
+
+// The newer formats' `data` string, with a matching checksum so that it gets parsed.
+std::string WithDataString(const std::string& data) {
+  return nlohmann::json{{"data", data}, {"dataChecksum", DataStringChecksum(data)}}.dump();
+}
+
+// 100,000 nested arrays used to overflow the stack when an error message serialized them.
+TEST(KubeletCheckpointsTest, DeeplyNestedJsonIsDataLossNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  struct Case {
+    const char* name;
+    ParseFn parse;
+    std::string bytes;
+  };
+  const Case cases[] = {
+      {"cpu", CpuParser(), R"({"policyName":)" + deep + "}"},
+      {"cpu data string", CpuParser(), WithDataString(R"({"policyName":)" + deep + "}")},
+      {"memory", MemoryParser(), R"({"machineState":)" + deep + "}"},
+      {"memory data string", MemoryParser(), WithDataString(R"({"entries":)" + deep + "}")},
+      {"device", DeviceParser(), R"({"Data":{"PodDeviceEntries":)" + deep + "}}"},
+  };
+  for (const Case& c : cases) {
+    const absl::Status s = c.parse(c.bytes);
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << c.name << ": " << s;
+    EXPECT_NE(s.message().find("checkpoint is corrupted: arrays and objects nest more than 64"),
+              std::string::npos)
+        << c.name << ": " << s;
+    EXPECT_LT(s.message().size(), 400u) << c.name;
+  }
+}
+
+TEST(KubeletCheckpointsTest, NestingWithinTheLimitIsRead) {
+  // Unknown members are ignored however they are shaped, as long as they nest 64 levels or less.
+  const std::string ignored = std::string(63, '[') + std::string(63, ']');
+  absl::StatusOr<CpuCheckpoint> cp = ParseCpuCheckpoint(
+      R"({"policyName":"none","defaultCpuSet":"0-1","future":)" + ignored + "}", "f");
+  EXPECT_TRUE(cp.ok()) << cp.status();
+}
+
+TEST(KubeletCheckpointsTest, MessagesAboutHugeValuesStayShort) {
+  const std::string newlines(100000, '\n');
+  const nlohmann::json many = std::vector<int>(50000, 7);
+  struct Case {
+    const char* name;
+    ParseFn parse;
+    std::string bytes;
+    std::string expect;
+  };
+  const Case cases[] = {
+      {"array for a string", CpuParser(), nlohmann::json{{"policyName", many}}.dump(),
+       "policyName: expected a string, found [7,7,7,"},
+      {"string for a number", CpuParser(), nlohmann::json{{"checksum", newlines}}.dump(),
+       "checksum: expected an unsigned integer, found \"\\x0a\\x0a"},
+      {"huge map key", CpuParser(), nlohmann::json{{"entries", {{newlines, {{"c", 3}}}}}}.dump(),
+       "entries[\"\\x0a\\x0a"},
+      {"huge pre-1.18 key", CpuParser(), nlohmann::json{{"entries", {{newlines, "1-2"}}}}.dump(),
+       "pre-1.18"},
+      {"object for an array", MemoryParser(),
+       nlohmann::json{{"entries", {{"p", {{"c", {{newlines, 1}}}}}}}}.dump(),
+       "entries[\"p\"][\"c\"]: expected an array, found {\"\\n\\n"},
+      {"array for an integer", MemoryParser(),
+       nlohmann::json{{"machineState", {{"0", {{"numberOfAssignments", many}}}}}}.dump(),
+       "machineState[\"0\"].numberOfAssignments: expected an integer, found [7,7,7,"},
+      {"object for a list", DeviceParser(),
+       nlohmann::json{{"Data", {{"PodDeviceEntries", {{newlines, 1}}}}}}.dump(),
+       "Data.PodDeviceEntries: expected an array, found {\"\\n\\n"},
+      {"unterminated string", DeviceParser(), R"({"Data":")" + newlines, "not valid JSON"},
+  };
+  for (const Case& c : cases) {
+    const absl::Status s = c.parse(c.bytes);
+    EXPECT_FALSE(s.ok()) << c.name;
+    EXPECT_LT(s.message().size(), 600u) << c.name << ": " << s.message().substr(0, 600);
+    EXPECT_EQ(s.message().find('\n'), std::string::npos) << c.name;
+    EXPECT_NE(s.message().find(c.expect), std::string::npos)
+        << c.name << ": " << s.message().substr(0, 600);
+  }
 }
 
 TEST(KubeletDeviceTest, DevicesOfTwoPodsConflict) {

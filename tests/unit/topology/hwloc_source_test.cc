@@ -209,6 +209,21 @@ TEST(LoadTopologyTest, BadSyntheticDescriptionIsInvalidArgument) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("pack:2 bogus:3"));
 }
 
+// hwloc loads any index; each CpuSet copied from such a topology was a bitmap up to the index
+// (pu:2(indexes=0,2000000000): ~256 MB per object). Kept small here: hwloc's own bitmaps for
+// that description take gigabytes before topologyd sees them.
+TEST(LoadTopologyTest, CpuIndexesAboveTheCpuSetLimitAreRefused) {
+  for (const std::string description :
+       {"pack:1 pu:2(indexes=0,1048576)", "pack:2 core:1 pu:1(indexes=5,3000000)"}) {
+    absl::Status status = LoadTopology(TopologySource::Synthetic(description)).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << description << ": " << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("the largest supported is 1048575"));
+    EXPECT_THAT(std::string(status.message()), HasSubstr(description));
+  }
+  Topology largest = LoadOk(TopologySource::Synthetic("pack:1 pu:2(indexes=0,1048575)"));
+  EXPECT_EQ(largest.AllCpus(), CpuSet({0, CpuSet::kMaxCpuId}));
+}
+
 TEST(LoadTopologyTest, LiveMachineLoads) {
   // Whatever this host is, it has CPUs, each in one core and package.
   Topology topology = LoadOk(TopologySource::Live());
