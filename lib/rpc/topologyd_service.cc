@@ -1,10 +1,10 @@
 #include "lib/rpc/topologyd_service.h"
 
 #include <chrono>
+#include <string_view>
 
-#include "lib/common/quote.h"
 #include "lib/common/version.h"
-#include "lib/pod/names.h"
+#include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
 #include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
@@ -26,22 +26,10 @@ grpc::Status InvalidArgument(const std::string& message) {
 }
 
 // Allocate and Release name an admitted pod and container; holding them to Admit's rules
-// keeps odd bytes and huge strings out of replies and logs.
-grpc::Status CheckPodUid(const std::string& uid) {
-  if (uid.empty()) return InvalidArgument("pod_uid: required");
-  if (!pod::IsApiPodUid(uid)) {
-    return InvalidArgument(fmt::format("pod_uid: invalid uid {}: expected 1 to 64 of [A-Za-z0-9-]",
-                                       QuoteForMessage(uid)));
-  }
-  return grpc::Status::OK;
-}
-
-grpc::Status CheckContainerName(const std::string& name) {
-  if (!pod::IsDnsLabel(name)) {
-    return InvalidArgument(fmt::format(
-        "container_name: invalid container name {}: must be a DNS label", QuoteForMessage(name)));
-  }
-  return grpc::Status::OK;
+// (lib/pod/validate.h) keeps odd bytes and huge strings out of replies and logs.
+grpc::Status CheckField(std::string_view field, const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return InvalidArgument(fmt::format("{}: {}", field, std::string(status.message())));
 }
 
 void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Duration* out) {
@@ -194,11 +182,12 @@ grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext
                                                      v1::AllocateResponse* response) {
   grpc::ServerUnaryReactor* reactor = BeginCall(context);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (grpc::Status s = CheckPodUid(request->pod_uid()); !s.ok()) return FinishNow(reactor, s);
-  if (request->container_name().empty()) {
-    return FinishNow(reactor, InvalidArgument("container_name: required"));
+  if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid())); !s.ok()) {
+    return FinishNow(reactor, s);
   }
-  if (grpc::Status s = CheckContainerName(request->container_name()); !s.ok()) {
+  if (grpc::Status s =
+          CheckField("container_name", pod::ValidateContainerName(request->container_name()));
+      !s.ok()) {
     return FinishNow(reactor, s);
   }
   if (request->container_id().empty()) {
@@ -220,9 +209,13 @@ grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext*
                                                     v1::ReleaseResponse* response) {
   grpc::ServerUnaryReactor* reactor = BeginCall(context);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (grpc::Status s = CheckPodUid(request->pod_uid()); !s.ok()) return FinishNow(reactor, s);
+  if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid())); !s.ok()) {
+    return FinishNow(reactor, s);
+  }
   if (!request->container_name().empty()) {
-    if (grpc::Status s = CheckContainerName(request->container_name()); !s.ok()) {
+    if (grpc::Status s =
+            CheckField("container_name", pod::ValidateContainerName(request->container_name()));
+        !s.ok()) {
       return FinishNow(reactor, s);
     }
   }
