@@ -8,6 +8,7 @@
 #include "lib/cgroup/naming.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
+#include "lib/common/thread_name.h"
 #include "lib/engine/bindings.h"
 
 #include "fmt/format.h"
@@ -573,6 +574,7 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
 void Engine::StartReconcileLoop() {
   if (!enforcer_ || loop_.joinable()) return;
   loop_ = std::thread([this] {
+    NameThisThread("tpd-reconcile");
     std::unique_lock<std::mutex> lock(loop_mu_);
     while (!loop_stop_) {
       std::chrono::milliseconds period = config()->reconcile_period;

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <utility>
 
+#include "lib/common/thread_name.h"
+
 namespace topologyd::engine {
 
 GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
@@ -51,6 +53,7 @@ void GroupCommitter::Gather(std::unique_lock<std::mutex>& lock) {
 }
 
 void GroupCommitter::WriterLoop() {
+  NameThisThread("tpd-commit");
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     wake_at_ = 1;

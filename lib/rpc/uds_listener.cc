@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <optional>
 
+#include "lib/common/thread_name.h"
+
 #include "fmt/format.h"
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -140,7 +142,10 @@ UdsListener::~UdsListener() {
 
 void UdsListener::Start(std::function<void(int fd)> on_connection) {
   on_connection_ = std::move(on_connection);
-  thread_ = std::thread([this] { AcceptLoop(); });
+  thread_ = std::thread([this] {
+    NameThisThread("tpd-accept");
+    AcceptLoop();
+  });
 }
 
 void UdsListener::Stop() {
