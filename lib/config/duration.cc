@@ -87,16 +87,20 @@ absl::Status Invalid(std::string_view text, std::string_view why) {
 }  // namespace
 
 absl::StatusOr<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  if (text == "0") return std::chrono::milliseconds(0);
-  if (text.empty()) return Invalid(text, "empty");
+  // As in Go, one sign may lead and "0" needs no unit ("-0" and "+0s" are zero too).
+  const bool negative = !text.empty() && text.front() == '-';
+  const size_t start = !text.empty() && (text.front() == '-' || text.front() == '+') ? 1 : 0;
+  if (text.substr(start) == "0") return std::chrono::milliseconds(0);
+  if (text.size() == start) return Invalid(text, "empty");
   int64_t total_ns = 0;
-  size_t pos = 0;
+  size_t pos = start;
   while (pos < text.size()) {
     const absl::StatusOr<int64_t> ns = ReadTerm(text, &pos);
     if (!ns.ok()) return Invalid(text, std::string(ns.status().message()));
     if (*ns > kMaxNanoseconds - total_ns) return Invalid(text, kOutOfRange);
     total_ns += *ns;
   }
+  if (negative && total_ns > 0) return Invalid(text, "negative durations are not allowed");
   return std::chrono::milliseconds(total_ns / 1'000'000);
 }
 

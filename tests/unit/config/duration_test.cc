@@ -35,9 +35,23 @@ TEST(DurationTest, ParsesGoSyntax) {
 }
 
 TEST(DurationTest, RejectsMalformedText) {
-  for (const char* bad :
-       {"", "10", "s", "10x", "1..5s", "-1s", "1 s", "10sec", ".s", "1e3s", "1s ", "0x10s"}) {
+  for (const char* bad : {"", "10", "s", "10x", "1..5s", "1 s", "10sec", ".s", "1e3s", "1s ",
+                          "0x10s", "+", "-", "+-1s", "++1s", "1s+1s", "+10"}) {
     EXPECT_FALSE(ParseDuration(bad).ok()) << bad;
+  }
+}
+
+// Go allows one leading sign; a plus changes nothing, a minus is refused unless the value is 0.
+TEST(DurationTest, SignsAsInGo) {
+  EXPECT_EQ(*ParseDuration("+10s"), milliseconds(10000));
+  EXPECT_EQ(*ParseDuration("+0"), milliseconds(0));
+  EXPECT_EQ(*ParseDuration("-0"), milliseconds(0));
+  EXPECT_EQ(*ParseDuration("-0s"), milliseconds(0));
+  EXPECT_EQ(*ParseDuration("-0.0000000001s"), milliseconds(0));  // below 1ns: zero, as in Go
+  for (const char* negative : {"-1s", "-500us", "-1ns"}) {
+    const absl::StatusOr<milliseconds> parsed = ParseDuration(negative);
+    ASSERT_FALSE(parsed.ok()) << negative;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("negative durations are not allowed"));
   }
 }
 
