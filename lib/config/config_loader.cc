@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "lib/common/quote.h"
 #include "lib/config/duration.h"
 #include "lib/config/yaml_documents.h"
 
@@ -109,8 +110,9 @@ class MapReader {
     std::string value;
     if (!Scalar(key, &value)) return;
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-      problems_->Add(Get(key), KeyPath(key),
-                     fmt::format("unknown value \"{}\" (allowed: {})", value, Join(allowed)));
+      problems_->Add(
+          Get(key), KeyPath(key),
+          fmt::format("unknown value {} (allowed: {})", QuoteForMessage(value), Join(allowed)));
       return;
     }
     if (allowed.empty() && value.empty()) {
@@ -139,7 +141,7 @@ class MapReader {
       *out = false;
     } else {
       problems_->Add(Get(key), KeyPath(key),
-                     fmt::format("expected true or false, got \"{}\"", value));
+                     fmt::format("expected true or false, got {}", QuoteForMessage(value)));
     }
   }
 
@@ -154,12 +156,12 @@ class MapReader {
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
     if (ec == std::errc::result_out_of_range && ptr == s.data() + s.size()) {
       problems_->Add(n, path,
-                     fmt::format("{} is out of range ({} to {})", s,
+                     fmt::format("{} is out of range ({} to {})", QuoteForMessage(s),
                                  std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max()));
       return false;
     }
     if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) {
-      problems_->Add(n, path, fmt::format("expected an integer, got \"{}\"", s));
+      problems_->Add(n, path, fmt::format("expected an integer, got {}", QuoteForMessage(s)));
       return false;
     }
     *out = value;
@@ -376,19 +378,19 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
   if (c->listen.rfind("unix://", 0) != 0 || c->listen.size() <= 7) {
     r.problems()->Add(
         r.Get("listen"), "listen",
-        fmt::format("must be unix://PATH (e.g. unix:///run/topologyd/topologyd.sock), "
-                    "got \"{}\"",
-                    c->listen));
+        fmt::format("must be unix://PATH (e.g. unix:///run/topologyd/topologyd.sock), got {}",
+                    QuoteForMessage(c->listen)));
   } else {
     // bind(2) takes the path in sun_path, NUL included; checked here so that --check-config
     // and a reload refuse what start-up would.
     const std::string socket = ResolvePath(base, c->SocketPath());
     constexpr size_t kSunPathSize = sizeof(sockaddr_un::sun_path);
     if (socket.size() >= kSunPathSize) {
-      r.problems()->Add(r.Get("listen"), "listen",
-                        fmt::format("socket path \"{}\" is {} bytes; a Unix socket path must be "
-                                    "shorter than {} bytes",
-                                    socket, socket.size(), kSunPathSize));
+      r.problems()->Add(
+          r.Get("listen"), "listen",
+          fmt::format("socket path {} is {} bytes; a Unix socket path must be "
+                      "shorter than {} bytes",
+                      QuoteForMessage(socket, kSunPathSize), socket.size(), kSunPathSize));
     }
   }
   r.Nested("socket", [&](MapReader& s) {
@@ -397,8 +399,9 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
       unsigned value = 0;
       auto [ptr, ec] = std::from_chars(mode.data(), mode.data() + mode.size(), value, 8);
       if (mode.empty() || ec != std::errc() || ptr != mode.data() + mode.size() || value > 0777) {
-        s.problems()->Add(s.Get("mode"), s.KeyPath("mode"),
-                          fmt::format("expected an octal mode such as \"0660\", got \"{}\"", mode));
+        s.problems()->Add(
+            s.Get("mode"), s.KeyPath("mode"),
+            fmt::format("expected an octal mode such as \"0660\", got {}", QuoteForMessage(mode)));
       } else {
         c->socket.mode = value;
       }

@@ -250,16 +250,29 @@ TEST(ConfigLoaderTest, DurationTooLongForANumberIsAnError) {
   EXPECT_LT(error.size(), 300U);
 }
 
+// Values are echoed escaped and cut, so a stray control byte or a pasted blob cannot forge log
+// lines or flood `systemctl status`.
+TEST(ConfigLoaderTest, EchoedValuesAreQuotedAndCut) {
+  const std::string long_value(500, 'x');
+  const std::string error = ErrorOf("cpuManagerPolicy: " + long_value + "\n");
+  EXPECT_THAT(error, HasSubstr("unknown value \"" + std::string(64, 'x') + "\"...(500 bytes)"));
+  EXPECT_EQ(error.find(long_value), std::string::npos);
+  EXPECT_THAT(ErrorOf("podPolicyOverride: \"yes\\x1b[2J\"\n"),
+              HasSubstr("expected true or false, got \"yes\\x1b[2J\""));
+  EXPECT_THAT(ErrorOf("cpuReservedCount: \"" + std::string(300, '9') + "\"\n"),
+              HasSubstr("...(300 bytes) is out of range"));
+}
+
 TEST(ConfigLoaderTest, OutOfRangeIntegerIsOneError) {
   std::string error = ErrorOf("cpuReservedCount: 99999999999999999999\n");
   EXPECT_EQ(error,
-            "test.yaml:1: cpuReservedCount: 99999999999999999999 is out of range "
+            "test.yaml:1: cpuReservedCount: \"99999999999999999999\" is out of range "
             "(-2147483648 to 2147483647)");
   EXPECT_EQ(ErrorOf("cpuReservedCount: -1\n"), "test.yaml:1: cpuReservedCount: must be >= 0");
   EXPECT_EQ(ErrorOf("cpuReservedCount: two\n"),
             "test.yaml:1: cpuReservedCount: expected an integer, got \"two\"");
   EXPECT_THAT(ErrorOf("allowedPeers: {uids: [4294967296]}\n"),
-              HasSubstr("allowedPeers.uids[0]: 4294967296 is out of range (0 to 4294967295)"));
+              HasSubstr("allowedPeers.uids[0]: \"4294967296\" is out of range (0 to 4294967295)"));
   auto config = ParseConfig("cpuReservedCount: 2\n", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->cpu_reserved_count, 2);
