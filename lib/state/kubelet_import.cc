@@ -6,12 +6,16 @@
 #include <utility>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 
 #include "fmt/format.h"
 
 namespace topologyd::state::kubelet {
 namespace {
+
+// Names, uids and CPU lists come from the kubelet's files: quoted and cut in messages.
+std::string Quoted(std::string_view text) { return QuoteForMessage(text); }
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -30,15 +34,16 @@ ContainerRecord& Container(State& state, const std::string& uid, const std::stri
 
 absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
   if (cp.policy_name != "static" && cp.policy_name != "none") {
-    return absl::FailedPreconditionError(fmt::format(
-        "cpu_manager_state: unknown policy \"{}\" (kubelet writes \"none\" or \"static\")",
-        cp.policy_name));
+    return absl::FailedPreconditionError(
+        fmt::format("cpu_manager_state: unknown policy {} (kubelet writes \"none\" or \"static\")",
+                    Quoted(cp.policy_name)));
   }
   absl::StatusOr<CpuSet> shared = CpuSet::Parse(cp.default_cpu_set);
   if (!shared.ok()) {
     return absl::FailedPreconditionError(
-        fmt::format("cpu_manager_state: could not parse default cpu set \"{}\": {}",
-                    cp.default_cpu_set, shared.status().message()));
+        // The parser's message quotes the list.
+        fmt::format("cpu_manager_state: could not parse the default cpu set: {}",
+                    shared.status().message()));
   }
   if (!cp.entries) return absl::OkStatus();
   for (const auto& [uid, containers] : *cp.entries) {
@@ -46,31 +51,30 @@ absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
     for (const auto& [name, text] : *containers) {
       if (cp.policy_name == "none") {
         return absl::FailedPreconditionError(fmt::format(
-            "cpu_manager_state: policy is \"none\" but container \"{}\" of pod {} has CPUs "
-            "\"{}\"; whether they are still pinned is unknown. Run kubelet with the static "
-            "policy until the file matches the node, then import",
-            name, uid, text));
+            "cpu_manager_state: policy is \"none\" but container {} of pod {} has CPUs {}; "
+            "whether they are still pinned is unknown. Run kubelet with the static policy "
+            "until the file matches the node, then import",
+            Quoted(name), Quoted(uid), Quoted(text)));
       }
       absl::StatusOr<CpuSet> cpus = CpuSet::Parse(text);
       if (!cpus.ok()) {
         return absl::FailedPreconditionError(fmt::format(
-            "cpu_manager_state: could not parse cpuset \"{}\" for container \"{}\" in pod "
-            "\"{}\": {}",
-            text, name, uid, cpus.status().message()));
+            "cpu_manager_state: could not parse the cpuset of container {} in pod {}: {}",
+            Quoted(name), Quoted(uid), cpus.status().message()));
       }
       if (cpus->Intersects(*shared)) {
         return absl::FailedPreconditionError(fmt::format(
-            "cpu_manager_state: pod {} container \"{}\" cpuset \"{}\" overlaps with the default "
-            "cpuset \"{}\"",
-            uid, name, text, cp.default_cpu_set));
+            "cpu_manager_state: pod {} container {} cpuset {} overlaps with the default "
+            "cpuset {}",
+            Quoted(uid), Quoted(name), Quoted(text), Quoted(cp.default_cpu_set)));
       }
       // kubelet's validateState refuses this too: with nothing shared, its shared pool was
       // lost, not handed out.
       if (shared->IsEmpty()) {
         return absl::FailedPreconditionError(fmt::format(
-            R"(cpu_manager_state: default cpuset cannot be empty while pod {} container "{}" )"
-            R"(holds CPUs "{}" (kubelet refuses to start on this file as well))",
-            uid, name, text));
+            "cpu_manager_state: default cpuset cannot be empty while pod {} container {} "
+            "holds CPUs {} (kubelet refuses to start on this file as well)",
+            Quoted(uid), Quoted(name), Quoted(text)));
       }
       ContainerRecord& c = Container(state, uid, name);
       c.cpus = *std::move(cpus);
@@ -99,8 +103,8 @@ Remaining ReservedPerNode(const MemoryCheckpoint& cp) {
 absl::Status CheckNode(int64_t node, const std::string& uid, const std::string& name) {
   if (node < 0 || node > (1 << 16)) {
     return absl::FailedPreconditionError(
-        fmt::format("memory_manager_state: pod {} container \"{}\" has a block on NUMA node {}",
-                    uid, name, node));
+        fmt::format("memory_manager_state: pod {} container {} has a block on NUMA node {}",
+                    Quoted(uid), Quoted(name), node));
   }
   return absl::OkStatus();
 }
@@ -110,8 +114,8 @@ absl::Status ImportMemory(const MemoryCheckpoint& cp, State& state) {
   const std::string policy = Lower(cp.policy_name);
   if (policy != "static" && policy != "none") {
     return absl::FailedPreconditionError(fmt::format(
-        "memory_manager_state: unknown policy \"{}\" (kubelet writes \"None\" or \"Static\")",
-        cp.policy_name));
+        "memory_manager_state: unknown policy {} (kubelet writes \"None\" or \"Static\")",
+        Quoted(cp.policy_name)));
   }
   if (cp.pod_entries && !cp.pod_entries->empty()) {
     return absl::FailedPreconditionError(
@@ -132,17 +136,17 @@ absl::Status ImportMemory(const MemoryCheckpoint& cp, State& state) {
       if (!list || list->empty()) continue;
       if (policy == "none") {
         return absl::FailedPreconditionError(fmt::format(
-            "memory_manager_state: policy is \"None\" but container \"{}\" of pod {} has memory "
+            "memory_manager_state: policy is \"None\" but container {} of pod {} has memory "
             "blocks; whether they are still in force is unknown. Run kubelet with the Static "
             "policy until the file matches the node, then import",
-            name, uid));
+            Quoted(name), Quoted(uid)));
       }
       for (const MemoryBlock& b : *list) {
         if (!b.numa_affinity || b.numa_affinity->empty()) {
-          return absl::FailedPreconditionError(fmt::format(
-              "memory_manager_state: pod {} container \"{}\" has a {} block without NUMA "
-              "affinity",
-              uid, name, b.type));
+          return absl::FailedPreconditionError(
+              fmt::format("memory_manager_state: pod {} container {} has a {} block without NUMA "
+                          "affinity",
+                          Quoted(uid), Quoted(name), Quoted(b.type)));
         }
         for (int64_t node : *b.numa_affinity) TOPOLOGYD_RETURN_IF_ERROR(CheckNode(node, uid, name));
         blocks.push_back({uid, name, &b});

@@ -162,10 +162,11 @@ TEST(KubeletCpuTest, ImportErrors) {
       const Case& c : {
           Case{R"({"policyName":"dynamic","checksum":0})", "unknown policy \"dynamic\""},
           Case{R"({"policyName":"static","defaultCpuSet":"x","checksum":0})",
-               "could not parse default cpu set \"x\""},
+               "could not parse the default cpu set: invalid CPU list \"x\""},
           Case{
               R"({"policyName":"static","defaultCpuSet":"0","entries":{"p":{"c":"1-"}},"checksum":0})",
-              "could not parse cpuset \"1-\" for container \"c\" in pod \"p\""},
+              "could not parse the cpuset of container \"c\" in pod \"p\": invalid CPU list "
+              "\"1-\""},
           Case{
               R"({"policyName":"static","defaultCpuSet":"0-2","entries":{"p":{"c":"2-3"}},"checksum":0})",
               "overlaps with the default cpuset"},
@@ -182,6 +183,27 @@ TEST(KubeletCpuTest, ImportErrors) {
     EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition) << c.json;
     EXPECT_NE(s.status().message().find(c.expect), std::string::npos) << s.status();
   }
+}
+
+// Names and CPU lists from kubelet's files are echoed quoted and cut, like parse errors.
+TEST(KubeletCpuTest, ImportErrorsQuoteWhatTheyEcho) {
+  const std::string name = "c\n" + std::string(1000, 'x');
+  const std::string cpus = "1-\n" + std::string(1000, '9');
+  nlohmann::json json = {{"policyName", "static"},
+                         {"defaultCpuSet", "0"},
+                         {"entries", {{"p", {{name, cpus}}}}},
+                         {"checksum", 0}};
+  absl::StatusOr<CpuCheckpoint> cp = ParseCpuCheckpoint(json.dump(), "cpu_manager_state");
+  ASSERT_TRUE(cp.ok()) << cp.status();
+  absl::StatusOr<State> s = ImportKubeletState(*cp, nullptr, nullptr);
+  ASSERT_FALSE(s.ok());
+  const std::string message(s.status().message());
+  EXPECT_NE(message.find("of container \"c\\x0axxx"), std::string::npos) << message;
+  EXPECT_NE(message.find("...(1002 bytes) in pod \"p\": invalid CPU list \"1-\\x0a999"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_LT(message.size(), 400u) << message;
 }
 
 TEST(KubeletCpuTest, DataStringFormat) {
