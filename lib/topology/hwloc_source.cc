@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/topology/hwloc_reader.h"
 #include "lib/topology/sriov_sysfs.h"
@@ -10,15 +11,23 @@
 #include "fmt/format.h"
 
 namespace topologyd::topology {
+namespace {
+
+// Synthetic descriptions are short in practice; a longer one is cut in messages.
+constexpr size_t kMaxShownSynthetic = 256;
+
+}  // namespace
 
 std::string DescribeSource(const TopologySource& source) {
   switch (source.kind) {
     case TopologySource::Kind::kLive:
       return "the live machine";
     case TopologySource::Kind::kXml:
-      return fmt::format("hwloc XML file {}", source.path);
+      // A path is shown whole (the operator needs all of it), control bytes escaped.
+      return fmt::format("hwloc XML file {}", EscapeForMessage(source.path));
     case TopologySource::Kind::kSynthetic:
-      return fmt::format("hwloc synthetic topology \"{}\"", source.description);
+      return fmt::format("hwloc synthetic topology {}",
+                         QuoteForMessage(source.description, kMaxShownSynthetic));
   }
   return "an unknown topology source";
 }

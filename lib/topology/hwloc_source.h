@@ -45,7 +45,8 @@ struct TopologySource {
 };
 
 // "the live machine", "hwloc XML file PATH" or "hwloc synthetic topology \"DESC\"": the
-// phrase error messages use for `source`.
+// phrase error messages use for `source` (PATH with control bytes escaped, DESC quoted and cut
+// after 256 bytes).
 std::string DescribeSource(const TopologySource& source);
 
 // Loads `source` with hwloc and builds the model (see topology.h for the id rules).

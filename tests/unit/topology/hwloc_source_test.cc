@@ -250,6 +250,9 @@ TEST(DescribeSourceTest, NamesTheSource) {
   EXPECT_EQ(DescribeSource(TopologySource::Live()), "the live machine");
   EXPECT_EQ(DescribeSource(TopologySource::Xml("/a.xml")), "hwloc XML file /a.xml");
   EXPECT_EQ(DescribeSource(TopologySource::Synthetic("pu:2")), "hwloc synthetic topology \"pu:2\"");
+  EXPECT_EQ(DescribeSource(TopologySource::Xml("/a\nb.xml")), "hwloc XML file /a\\x0ab.xml");
+  EXPECT_EQ(DescribeSource(TopologySource::Synthetic(std::string(300, 'x'))),
+            "hwloc synthetic topology \"" + std::string(256, 'x') + "\"...(300 bytes)");
 }
 
 }  // namespace
