@@ -5,7 +5,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -16,57 +15,26 @@
 namespace topologyd::cpu {
 namespace {
 
-// kubelet enumerates NUMA combinations with a recursive helper that extends its prefix with
-// Go's append(). append() writes into the prefix's spare capacity when there is some, so a
-// combination remembered as "best" can later be overwritten in place by a sibling
-// combination sharing the same backing array (this happens from 4 elements on). Reproducing
-// kubelet's choice bit for bit means reproducing that, so combinations are modelled as Go
-// slices: a shared buffer, a length and Go's capacity growth.
-struct GoSlice {
-  std::shared_ptr<std::vector<int>> buffer;  // size() is the capacity
-  size_t length = 0;
-
-  std::vector<int> Values() const {
-    if (!buffer) return {};
-    return std::vector<int>(buffer->begin(), buffer->begin() + static_cast<long>(length));
-  }
-};
-
-GoSlice Append(const GoSlice& slice, int value) {
-  const size_t capacity = slice.buffer ? slice.buffer->size() : 0;
-  if (slice.length < capacity) {
-    (*slice.buffer)[slice.length] = value;
-    return GoSlice{slice.buffer, slice.length + 1};
-  }
-  // Go's growth for small slices: double, or exactly the new length when that is larger.
-  // (Int slices of these sizes land on allocator size classes, so no rounding applies.)
-  size_t new_capacity = capacity * 2;
-  if (slice.length + 1 > new_capacity) new_capacity = slice.length + 1;
-  if (capacity >= 256) new_capacity = capacity + (capacity + 3 * 256) / 4;
-  auto buffer = std::make_shared<std::vector<int>>(new_capacity, 0);
-  for (size_t i = 0; i < slice.length; ++i) (*buffer)[i] = (*slice.buffer)[i];
-  (*buffer)[slice.length] = value;
-  return GoSlice{buffer, slice.length + 1};
-}
-
 // Calls `visit` on every k-subset of `items` in lexicographic order of positions; stops when
 // `visit` returns false.
 bool IterateCombinationsHelper(const std::vector<int>& items, size_t k, size_t start,
-                               const GoSlice& accum,
-                               const std::function<bool(const GoSlice&)>& visit) {
+                               std::vector<int>& accum,
+                               const std::function<bool(const std::vector<int>&)>& visit) {
   if (k == 0) return visit(accum);
   for (size_t i = start; i + k <= items.size(); ++i) {
-    if (!IterateCombinationsHelper(items, k - 1, i + 1, Append(accum, items[i]), visit)) {
-      return false;
-    }
+    accum.push_back(items[i]);
+    const bool go_on = IterateCombinationsHelper(items, k - 1, i + 1, accum, visit);
+    accum.pop_back();
+    if (!go_on) return false;
   }
   return true;
 }
 
 void IterateCombinations(const std::vector<int>& items, int k,
-                         const std::function<bool(const GoSlice&)>& visit) {
+                         const std::function<bool(const std::vector<int>&)>& visit) {
   if (k < 1) return;
-  IterateCombinationsHelper(items, static_cast<size_t>(k), 0, GoSlice{}, visit);
+  std::vector<int> accum;
+  IterateCombinationsHelper(items, static_cast<size_t>(k), 0, accum, visit);
 }
 
 double Round3(double value) { return std::round(value * 1000) / 1000; }
@@ -132,18 +100,13 @@ absl::StatusOr<CpuSet> TakeByTopologyNumaDistributed(const CpuTopology& topology
 
   for (int k = min_k; k <= max_k; ++k) {
     double best = std::numeric_limits<double>::max();
-    std::optional<GoSlice> best_combo;
-    GoSlice best_remainder;
-    IterateCombinations(numas, k, [&](const GoSlice& combo_slice) {
+    std::optional<std::vector<int>> best_combo;
+    std::vector<int> best_remainder;
+    IterateCombinations(numas, k, [&](const std::vector<int>& combo) {
       if (best == 0) return false;
-      const std::vector<int> combo = combo_slice.Values();
       int combo_groups = 0;
       for (int numa : combo) combo_groups += free_count[numa] / group;
-      // kubelet counts the free CPUs of the union of the combination's nodes.
-      std::vector<int> unique_combo(combo);
-      std::sort(unique_combo.begin(), unique_combo.end());
-      unique_combo.erase(std::unique(unique_combo.begin(), unique_combo.end()), unique_combo.end());
-      if (acc.free_cpus().Intersection(topology.CpusInNumaNodes(unique_combo)).Size() < num_cpus) {
+      if (acc.free_cpus().Intersection(topology.CpusInNumaNodes(combo)).Size() < num_cpus) {
         return true;
       }
       if (combo_groups * group < num_cpus) return true;
@@ -159,11 +122,10 @@ absl::StatusOr<CpuSet> TakeByTopologyNumaDistributed(const CpuTopology& topology
         if (after[numa] >= group) remainder_combo.push_back(numa);
       }
       double local_best = std::numeric_limits<double>::max();
-      GoSlice local_remainder;
+      std::vector<int> local_remainder;
       if (remainder == 0) local_best = StandardDeviation(after);
       for (int r = static_cast<int>(remainder_combo.size()); remainder > 0 && r >= 1; --r) {
-        IterateCombinations(remainder_combo, r, [&](const GoSlice& subset_slice) {
-          const std::vector<int> subset = subset_slice.Values();
+        IterateCombinations(remainder_combo, r, [&](const std::vector<int>& subset) {
           std::map<int, int> trial = after;
           int subset_free = 0;
           for (int numa : subset) subset_free += trial[numa];
@@ -172,7 +134,7 @@ absl::StatusOr<CpuSet> TakeByTopologyNumaDistributed(const CpuTopology& topology
           const double balance = StandardDeviation(trial);
           if (balance < local_best) {
             local_best = balance;
-            local_remainder = subset_slice;
+            local_remainder = subset;
           }
           return true;
         });
@@ -180,14 +142,14 @@ absl::StatusOr<CpuSet> TakeByTopologyNumaDistributed(const CpuTopology& topology
       if (local_best < best) {
         best = local_best;
         best_remainder = local_remainder;
-        best_combo = combo_slice;
+        best_combo = combo;
       }
       return true;
     });
     if (!best_combo.has_value()) continue;
 
-    const std::vector<int> combo = best_combo->Values();
-    const std::vector<int> remainder_numas = best_remainder.Values();
+    const std::vector<int>& combo = *best_combo;
+    const std::vector<int>& remainder_numas = best_remainder;
     const int distribution = (num_cpus / static_cast<int>(combo.size()) / group) * group;
     for (int numa : combo) {
       // kubelet ignores errors of these inner calls (an error yields the empty set).

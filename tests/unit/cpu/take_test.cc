@@ -230,5 +230,21 @@ TEST(TakeDistributedTest, KubeletCases) {
   }
 }
 
+// Spec 7: among equally balanced combinations the first one in iteration order wins. (kubelet's
+// Go code can remember a later one instead: its combination slices share backing arrays.)
+// 100 CPUs on 8 empty NUMA nodes of 32 need 4 nodes, and every 4-combination scores the same.
+TEST(TakeDistributedTest, EqualScoresKeepTheFirstCombination) {
+  TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
+  auto topo = KubeletTopology("topoDualSocketMultiNumaPerSocketHTLarge");
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  ASSERT_EQ(topo->NumaNodes().size(), 8u);
+  absl::StatusOr<CpuSet> taken =
+      TakeByTopologyNumaDistributed(*topo, topo->Cpus(), 100, 1, CpuSortingStrategy::kPacked);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  for (const auto& [numa, cpus] : topo->NumaNodes()) {
+    EXPECT_EQ(taken->Intersection(cpus).Size(), numa < 4 ? 25 : 0) << "NUMA node " << numa;
+  }
+}
+
 }  // namespace
 }  // namespace topologyd::cpu
