@@ -443,6 +443,16 @@ std::optional<UpwardClosedHints> UpwardClosed(const HintContext& c, int64_t budg
   return out;
 }
 
+// The same list for every requested type. An empty list (nothing fits) is kept: it says the
+// request cannot be satisfied, which the merge turns into a non-preferred "any node" hint, so
+// restricted and single-numa-node refuse the pod there (§a.4 "No fit").
+std::map<std::string, hints::HintList> ForEveryType(const Request& request,
+                                                    const hints::ResourceHints& list) {
+  std::map<std::string, hints::HintList> out;
+  for (const auto& [type, bytes] : request) out[type] = list;
+  return out;
+}
+
 }  // namespace
 
 namespace internal {
@@ -452,27 +462,25 @@ std::map<std::string, hints::HintList> CalculateHints(const MemoryState& state,
                                                       const Request& request,
                                                       int max_explicit_nodes) {
   const HintContext c = MakeHintContext(state, pod_uid, request);
-  std::map<std::string, hints::HintList> out;
   const int domain = static_cast<int>(c.positions.size());
   if (domain > max_explicit_nodes) {
     if (std::optional<UpwardClosedHints> uc = UpwardClosed(c, kMaxMaskBudget)) {
-      if (uc->generators.empty()) return out;
+      if (uc->generators.empty()) return ForEveryType(request, hints::ResourceHints{});
       hints::ResourceHints list{
           .hints = {}, .upward_closed = true, .universe = NumaMask(uc->universe)};
       for (uint64_t g : uc->generators) {
         list.hints.push_back(hints::TopologyHint{.affinity = NumaMask(g),
                                                  .preferred = std::popcount(g) == uc->min_size});
       }
-      for (const auto& [type, bytes] : request) out[type] = list;
-      return out;
+      return ForEveryType(request, list);
     }
   }
   const int64_t budget = domain <= kMaxExactNumaNodes ? INT64_MAX : kMaxMaskBudget;
   hints::ResourceHints list;
+  // A walk cut by its budget (above 16 nodes) before any fit answers "cannot fit" too: Allocate
+  // reads the same walk, so the pod could not be placed anyway.
   list.hints = ExplicitHints(c, budget);
-  if (list.hints.empty()) return out;
-  for (const auto& [type, bytes] : request) out[type] = list;
-  return out;
+  return ForEveryType(request, list);
 }
 
 }  // namespace internal
@@ -547,8 +555,15 @@ bool SatisfiesRequest(const MemoryState& state, const std::vector<int>& ids,
   return true;
 }
 
+// The group rules of §a.4 step 5, which §a.5 step 3 checks again on the final mask: a single
+// node must not belong to a multi-NUMA group; in a multi-node mask every used node must belong
+// to exactly this group. (kubelet's Go code skips the check for single-node masks and then
+// overwrites the node's group, leaving a machine state its own start-up check can refuse.)
 bool ViolatesGroups(const MemoryState& state, const std::vector<int>& ids) {
-  if (ids.size() == 1) return false;
+  if (ids.size() == 1) {
+    auto node = state.machine_state.find(ids.front());
+    return node != state.machine_state.end() && node->second.cells.size() > 1;
+  }
   for (int id : ids) {
     auto node = state.machine_state.find(id);
     if (node == state.machine_state.end() || node->second.number_of_assignments == 0) continue;

@@ -7,8 +7,11 @@
 // map) and Allocate returns the state unchanged.
 //
 // Hints list the masks kubelet's calculateHints returns, with every requested type getting the
-// same list. When no mask fits, kubelet returns an empty map (no entry at all), which the
-// topology manager reads as "no preference"; so do we — Allocate then fails. Two forms of
+// same list. When no mask fits, every requested type gets an empty list ("cannot be
+// satisfied"), which the topology manager turns into a non-preferred any-node hint (§a.4 "No
+// fit"): restricted and single-numa-node refuse the pod at the merge with
+// TopologyAffinityError. (kubelet's Go code returns a map without entries there, "no
+// preference", so only its Allocate fails, with UnexpectedAdmissionError.) Two forms of
 // hints::ResourceHints are used:
 // * explicit, in kubelet's order (mask size, then lexicographic), when the enumeration domain
 //   (below) has at most kMaxExplicitNumaNodes (8) nodes — kubelet's own default limit — or when

@@ -168,9 +168,10 @@ TEST_F(AdmissionTest, FullPcpusOnlyRejectsOddCountsWithSmtAlignmentError) {
   EXPECT_EQ(r.new_state, state_);
 }
 
-TEST_F(AdmissionTest, MemoryThatFitsNowhereIsUnexpectedAdmissionError) {
+TEST_F(AdmissionTest, MemoryThatFitsNowhereIsUnexpectedAdmissionErrorUnderBestEffort) {
   Use(BaseConfig("best-effort"));
-  // 20Gi: no node has it, so memory gives no hints ("no preference") and Allocate fails.
+  // 40Gi fits on no mask: memory's lists are empty, best-effort admits the merge and the
+  // memory manager's Allocate fails.
   AdmissionResult r =
       MustAdmit(node_, state_, Pod("p1", {Ctr("app", {{"cpu", "1"}, {"memory", "40Gi"}})}));
   EXPECT_FALSE(r.admitted);
@@ -178,6 +179,19 @@ TEST_F(AdmissionTest, MemoryThatFitsNowhereIsUnexpectedAdmissionError) {
   EXPECT_THAT(r.message, HasSubstr("[memorymanager]"));
   EXPECT_THAT(r.message, HasSubstr("memory manager"));
   EXPECT_EQ(r.new_state, state_);
+}
+
+// Spec §a.4 "No fit": the empty memory lists make the merged hint non-preferred, so
+// restricted and single-numa-node refuse the pod at the merge.
+TEST_F(AdmissionTest, MemoryThatFitsNowhereIsTopologyAffinityErrorUnderRestricted) {
+  for (const char* policy : {"restricted", "single-numa-node"}) {
+    Use(BaseConfig(policy));
+    AdmissionResult r =
+        MustAdmit(node_, state_, Pod("p1", {Ctr("app", {{"cpu", "1"}, {"memory", "40Gi"}})}));
+    EXPECT_FALSE(r.admitted) << policy;
+    EXPECT_EQ(r.reason, kTopologyAffinityError) << policy;
+    EXPECT_EQ(r.new_state, state_) << policy;
+  }
 }
 
 TEST_F(AdmissionTest, AppContainerReusesInitContainerCpus) {

@@ -109,11 +109,18 @@ TEST(MemoryHintsTest, KubeletPreferredMeansEmptyMachineWidth) {
   EXPECT_EQ(h->at("hugepages-2Mi"), List({H({0, 1}, false)}));
 }
 
-TEST(MemoryHintsTest, NothingFitsGivesAnEmptyMap) {
-  // §a.4 "No fit": kubelet's calculateHints returns a map without entries.
-  const auto h = Hints(FourNodes(2), MakePod("p", {Ctr("c", 64 * kGb, 0)}));
+TEST(MemoryHintsTest, NothingFitsGivesEmptyLists) {
+  // §a.4 "No fit": every requested type maps to an empty list ("cannot be satisfied").
+  pod::Container c = Ctr("c", 64 * kGb, 0);
+  c.limits["hugepages-2Mi"] = c.requests["hugepages-2Mi"] = pod::Quantity::FromInt(4 * kMb);
+  const auto h = Hints(FourNodes(2), MakePod("p", {c}));
   ASSERT_TRUE(h.has_value());
-  EXPECT_TRUE(h->empty());
+  ASSERT_EQ(h->size(), 2u);
+  for (const char* type : {"memory", "hugepages-2Mi"}) {
+    ASSERT_TRUE(h->contains(type)) << type;
+    ASSERT_TRUE(h->at(type).has_value()) << type;
+    EXPECT_TRUE(h->at(type)->hints.empty()) << type;
+  }
 }
 
 TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
@@ -178,17 +185,21 @@ TEST(MemoryAllocateTest, ExtendsANarrowMergedHint) {
   EXPECT_EQ(s2, s0);
 }
 
-TEST(MemoryAllocateTest, SingleNodeHintOnGroupedNode) {
-  // §a.5 step 3 checks groups only for multi-node masks. When the topology manager's AND of
-  // all providers narrows memory's {0,1} to {1} and node 1 still has room, kubelet allocates
-  // on {1} and overwrites node 1's group; we reproduce that.
-  const MemoryState s0 = FourNodes(2);
+TEST(MemoryAllocateTest, SingleNodeHintOnGroupedNodeIsRefused) {
+  // §a.5 step 3 checks the group rules again. When the topology manager's AND of all providers
+  // narrows memory's {0,1} to {1} and node 1 still has room, a single-NUMA block on node 1
+  // would mix with the {0,1} group's cross-NUMA blocks: refused. (kubelet's Go code allocates
+  // and overwrites node 1's group.)
+  const MemoryState s0 = FourNodes(3);
   MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", 2 * kGb, 0)}), "c", H({0, 1}, true));
   auto r = Allocate(s, MakePod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({1}, true));
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->machine_state.at(1).cells, std::vector<int>{1});
-  EXPECT_EQ(r->machine_state.at(0).cells, (std::vector<int>{0, 1}));
-  EXPECT_EQ(r->machine_state.at(1).number_of_assignments, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(std::string(r.status().message()),
+            "[memorymanager] preferred hint violates NUMA node allocation");
+  // A node outside any group still takes single-NUMA blocks.
+  auto free_node = Allocate(s, MakePod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({2}, true));
+  ASSERT_TRUE(free_node.ok()) << free_node.status();
+  EXPECT_EQ(free_node->machine_state.at(2).cells, std::vector<int>{2});
 }
 
 TEST(MemoryAllocateTest, KubeletErrorMessages) {

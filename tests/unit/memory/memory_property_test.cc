@@ -75,18 +75,15 @@ void RunStream(const topology::Topology& topo, const std::vector<ReservedMemory>
         ASSERT_TRUE(h.ok()) << h.status();
         hints::TopologyHint affinity;
         const int choice = static_cast<int>(rng() % 3);
-        if (choice == 1 && h->has_value() && (*h)->contains("memory")) {
+        if (choice == 1 && h->has_value() && (*h)->contains("memory") &&
+            !(*h)->at("memory")->hints.empty()) {
           const auto& list = *(*h)->at("memory");
           affinity = list.hints[rng() % list.hints.size()];
         } else if (choice == 2) {
-          // A merged hint narrower than memory's own (the topology manager ANDs providers).
-          // Single nodes inside a multi-NUMA group are left out: kubelet would accept them and
-          // overwrite the node's group (see MemoryAllocateTest.SingleNodeHintOnGroupedNode),
-          // after which its own validateState depends on replay order.
+          // A merged hint narrower than memory's own (the topology manager ANDs providers),
+          // including single nodes inside a multi-NUMA group, which Allocate must refuse.
           const size_t pos = rng() % trial.machine_state.size();
-          auto node = std::next(trial.machine_state.begin(), static_cast<long>(pos));
-          if (node->second.cells.size() == 1)
-            affinity.affinity = hints::NumaMask(uint64_t{1} << pos);
+          affinity.affinity = hints::NumaMask(uint64_t{1} << pos);
         }
         auto next = Allocate(trial, pod, name, affinity);
         if (!next.ok()) {

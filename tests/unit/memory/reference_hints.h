@@ -119,8 +119,8 @@ inline std::map<std::string, hints::HintList> ReferenceCalculateHints(
     }
     masks.push_back(bits);
   });
+  // §a.4 "No fit": an empty list per requested type when no mask fits.
   std::map<std::string, hints::HintList> out;
-  if (masks.empty()) return out;
   hints::ResourceHints list;
   for (uint64_t bits : masks) {
     list.hints.push_back(hints::TopologyHint{
