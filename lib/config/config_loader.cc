@@ -386,11 +386,10 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
     const std::string socket = ResolvePath(base, c->SocketPath());
     constexpr size_t kSunPathSize = sizeof(sockaddr_un::sun_path);
     if (socket.size() >= kSunPathSize) {
-      r.problems()->Add(
-          r.Get("listen"), "listen",
-          fmt::format("socket path {} is {} bytes; a Unix socket path must be "
-                      "shorter than {} bytes",
-                      QuoteForMessage(socket, kSunPathSize), socket.size(), kSunPathSize));
+      r.problems()->Add(r.Get("listen"), "listen",
+                        fmt::format("socket path \"{}\" is {} bytes; a Unix socket path must be "
+                                    "shorter than {} bytes",
+                                    EscapeForMessage(socket), socket.size(), kSunPathSize));
     }
   }
   r.Nested("socket", [&](MapReader& s) {
