@@ -663,11 +663,14 @@ absl::StatusOr<Request> PodMemoryRequest(const pod::Pod& pod) {
     TOPOLOGYD_ASSIGN_OR_RETURN(Request r, ContainerMemoryRequest(c));
     for (const auto& [type, bytes] : r) apps[type] += bytes;
   }
+  // Every type any container requests, as §a.4 says (kubelet's Go code loops over the app
+  // containers' types only, so a type only init containers ask for got no NUMA placement).
   Request out;
-  for (const auto& [type, bytes] : apps) {
-    const uint64_t long_running = bytes + (sidecars.contains(type) ? sidecars.at(type) : 0);
-    const uint64_t init = init_max.contains(type) ? init_max.at(type) : 0;
-    out[type] = std::max(long_running, init);
+  for (const Request* types : {&apps, &init_max, &sidecars}) {
+    for (const auto& [type, unused] : *types) {
+      const auto get = [&type](const Request& r) { return r.contains(type) ? r.at(type) : 0; };
+      out[type] = std::max(get(apps) + get(sidecars), get(init_max));
+    }
   }
   return out;
 }

@@ -67,8 +67,8 @@ inline constexpr int64_t kMaxMaskBudget = int64_t{1} << 16;
 // Bytes per memory type ("memory", "hugepages-*") of a container's requests; other resources
 // are ignored.
 absl::StatusOr<std::map<std::string, uint64_t>> ContainerMemoryRequest(const pod::Container& c);
-// kubelet's getPodRequestedResources: per type, max(largest init request stacked on the
-// sidecars before it, sum of app containers + sidecars); only types some app container requests.
+// The pod's effective memory request (§a.4 pod scope): per type any container requests,
+// max(largest init request stacked on the sidecars before it, sum of app containers + sidecars).
 absl::StatusOr<std::map<std::string, uint64_t>> PodMemoryRequest(const pod::Pod& pod);
 
 // Container scope (GetTopologyHints). NOT_FOUND when the container is not in the pod.

@@ -133,18 +133,19 @@ TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
 }
 
 TEST(MemoryHintsTest, PodScopeUsesEffectiveRequest) {
-  // §a.4 pod scope: max(init, sum of apps + sidecars); only types the app containers request.
+  // §a.4 pod scope: max(init, sum of apps + sidecars), for every type any container requests.
   const pod::Pod pod =
       MakePod("p", {Ctr("a1", 512 * kMb, 0), Ctr("a2", 512 * kMb, 0)},
               {Ctr("i1", kGb + 512 * kMb, kGb), Ctr("s", 256 * kMb, 0, true, true)});
   auto req = PodMemoryRequest(pod);
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(req->at("memory"), kGb + 512 * kMb);  // init 1.5Gi vs apps 1Gi + sidecar 256Mi
-  EXPECT_FALSE(req->contains("hugepages-1Gi"));   // only the init container asks for it
+  EXPECT_EQ(req->at("hugepages-1Gi"), kGb);       // only the init container asks for it
   auto h = GetPodTopologyHints(FourNodes(2), pod);
   ASSERT_TRUE(h.ok());
   ASSERT_TRUE(h->has_value());
   EXPECT_EQ((*h)->at("memory"), List({H({0}, true), H({1}, true), H({0, 1}, false)}));
+  EXPECT_EQ((*h)->at("hugepages-1Gi"), (*h)->at("memory"));
 }
 
 TEST(MemoryAllocateTest, SingleNodeAndCpusetMems) {
