@@ -667,7 +667,8 @@ absl::StatusOr<Request> PodMemoryRequest(const pod::Pod& pod) {
   // containers' types only, so a type only init containers ask for got no NUMA placement).
   Request out;
   for (const Request* types : {&apps, &init_max, &sidecars}) {
-    for (const auto& [type, unused] : *types) {
+    for (const auto& entry : *types) {
+      const std::string& type = entry.first;
       const auto get = [&type](const Request& r) { return r.contains(type) ? r.at(type) : 0; };
       out[type] = std::max(get(apps) + get(sidecars), get(init_max));
     }
