@@ -4,6 +4,10 @@
 // when a request fits anywhere), preferring the one-node masks. "common" = every provider
 // prefers the same node so a preferred candidate exists (phase 1); otherwise provider i prefers
 // only node i and the merge falls through to the reachable-set phase.
+//
+// BM_MergeWithin is MergeWithin() under the production limits beside Merge() on the same
+// inputs: the cost of checking the counts against limits (Merge() counts too; it shares the
+// code path with unlimited limits).
 #include <cstdint>
 #include <string>
 
@@ -83,6 +87,22 @@ BENCHMARK(BM_Merge)
     ->ArgNames({"numa", "providers", "common"})
     ->ArgsProduct({{8}, {2, 3, 4, 6, 8}, {0, 1}})
     ->ArgsProduct({{16}, {4, 8}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_MergeWithin(benchmark::State& state) {
+  const MergeInput in = AllMasks(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                                 state.range(2) != 0);
+  MergeResult r;
+  for (auto _ : state) {
+    r = *MergeWithin(in);
+    benchmark::DoNotOptimize(r);
+  }
+  Report(state, r);
+}
+BENCHMARK(BM_MergeWithin)
+    ->ArgNames({"numa", "providers", "common"})
+    ->ArgsProduct({{8}, {8}, {0, 1}})
+    ->ArgsProduct({{16}, {8}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_MergeUpwardClosed(benchmark::State& state) {

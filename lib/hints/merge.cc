@@ -7,16 +7,20 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "lib/hints/merge_internal.h"
 
+#include "absl/status/statusor.h"
 #include "fmt/format.h"
 
 namespace topologyd::hints {
 namespace {
 
+using internal::MergeStats;
 using internal::ReachEngine;
 
 // Largest compressed universe for the dense engine: arrays of 2^22 uint64 (32 MiB).
@@ -29,6 +33,60 @@ inline int PopCount(uint64_t x) {
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
   return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
 }
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
+}
+
+// The work of one merge, counted against its MergeLimits where the merge can blow up (the
+// reachable sets, the antichains, the dense tables, the prefer-closest enumeration); the
+// input-linear parts are not counted. The first overrun is kept: a function that sees false
+// returns at once with a partial result, which MergeImpl() discards for the status.
+// `where` is a callable giving the place in words; it is only called on an overrun.
+class Budget {
+ public:
+  Budget(const MergeLimits& limits, int num_nodes) : limits_(limits), num_nodes_(num_nodes) {}
+
+  // Adds `steps` elementary steps.
+  template <typename Where>
+  bool Spend(uint64_t steps, const Where& where) {
+    steps_ = SaturatingAdd(steps_, steps);
+    if (steps_ <= limits_.max_steps) return true;
+    Fail(fmt::format("hint merge exceeds its work limit: more than {} steps {} on {} NUMA nodes",
+                     limits_.max_steps, where(), num_nodes_));
+    return false;
+  }
+
+  // Records that `masks` masks are held at once.
+  template <typename Where>
+  bool Hold(uint64_t masks, const Where& where) {
+    peak_masks_ = std::max(peak_masks_, masks);
+    if (masks <= limits_.max_masks) return true;
+    Fail(fmt::format(
+        "hint merge exceeds its memory limit: {} NUMA masks held {} on {} NUMA nodes (limit {} "
+        "masks)",
+        masks, where(), num_nodes_, limits_.max_masks));
+    return false;
+  }
+
+  bool CanHold(uint64_t masks) const { return masks <= limits_.max_masks; }
+  uint64_t max_masks() const { return limits_.max_masks; }
+  bool exhausted() const { return !status_.ok(); }
+  const absl::Status& status() const { return status_; }
+  MergeStats stats() const { return MergeStats{peak_masks_, steps_}; }
+
+ private:
+  void Fail(std::string message) {
+    if (status_.ok()) status_ = absl::ResourceExhaustedError(std::move(message));
+  }
+
+  MergeLimits limits_;
+  int num_nodes_;
+  uint64_t steps_ = 0;
+  uint64_t peak_masks_ = 0;
+  absl::Status status_;
+};
 
 // LSD radix sort by bytes, skipping the bytes in which all values agree (masks of machines
 // with few nodes differ in one or two bytes only). Same result as std::sort.
@@ -68,7 +126,11 @@ void SortUnique(std::vector<uint64_t>& v) {
 // are never subsets of each other), so it is compared with those only; when they outnumber
 // its own proper subsets, its subsets are looked up instead. Lists of C(N, k) equal-size
 // masks (CPU hints spanning k nodes on many-node machines) then cost no comparisons at all.
-void Minimalize(std::vector<uint64_t>& v) {
+// Its scratch is a few copies of `v`, which the caller has counted; the comparisons are
+// counted here (a list of masks of mixed sizes can cost |v|^2 of them).
+template <typename Where>
+void Minimalize(std::vector<uint64_t>& v, Budget& budget, const Where& where) {
+  if (!budget.Spend(2 * v.size(), where)) return;  // the two sorts
   SortUnique(v);
   if (!v.empty() && v.front() == 0) {
     v.assign(1, 0);
@@ -86,13 +148,16 @@ void Minimalize(std::vector<uint64_t>& v) {
       size = c;
       smaller.insert(smaller.end(), kept.begin() + static_cast<std::ptrdiff_t>(smaller_end),
                      kept.end());
+      if (!budget.Spend(smaller.size(), where)) return;
       std::sort(smaller.begin(), smaller.end());
       smaller_end = kept.size();
     }
     bool dominated = false;
+    uint64_t compared = 0;
     if (c < 63 && (uint64_t{1} << c) < smaller.size()) {
       // Proper non-empty subsets of x.
       for (uint64_t sub = (x - 1) & x; sub != 0; sub = (sub - 1) & x) {
+        ++compared;
         if (std::binary_search(smaller.begin(), smaller.end(), sub)) {
           dominated = true;
           break;
@@ -100,12 +165,14 @@ void Minimalize(std::vector<uint64_t>& v) {
       }
     } else {
       for (uint64_t k : smaller) {
+        ++compared;
         if ((k & ~x) == 0) {
           dominated = true;
           break;
         }
       }
     }
+    if (!budget.Spend(compared, where)) return;
     if (!dominated) kept.push_back(x);
   }
   v.swap(kept);
@@ -126,17 +193,37 @@ struct List {
   std::vector<uint64_t> preferred;
   // Size of the narrowest non-nil affinity (raw, as kubelet counts it); -1 if none.
   int min_count = -1;
+  // Where the list came from, for messages: its position among all lists, the provider's
+  // position (both from 0) and the resource ("" for a provider without a map).
+  size_t index = 0;
+  size_t provider = 0;
+  std::string_view resource;
 };
+
+// "hint list 3 of 4 (provider 2, resource "memory")", counting from 1 as people do.
+std::string ListName(const List& l, size_t lists) {
+  if (l.resource.empty()) {
+    return fmt::format("hint list {} of {} (provider {})", l.index + 1, lists, l.provider + 1);
+  }
+  return fmt::format("hint list {} of {} (provider {}, resource \"{}\")", l.index + 1, lists,
+                     l.provider + 1, l.resource);
+}
 
 class ListBuilder {
  public:
-  ListBuilder(uint64_t default_mask, bool single_numa)
-      : default_(default_mask), single_numa_(single_numa) {}
+  ListBuilder(uint64_t default_mask, bool single_numa, size_t lists, Budget& budget)
+      : default_(default_mask), single_numa_(single_numa), total_(lists), budget_(budget) {}
+
+  // The provider and resource of the lists added next.
+  void SetSource(size_t provider, std::string_view resource) {
+    provider_ = provider;
+    resource_ = resource;
+  }
 
   // Adds one explicit list; false when the single-NUMA filter leaves it empty (then kubelet
   // has no permutation at all).
   bool AddExplicit(const std::vector<TopologyHint>& hints) {
-    List l;
+    List l = NewList();
     l.family.reserve(hints.size());
     for (const TopologyHint& h : hints) {
       if (single_numa_ && !(h.preferred && (!h.affinity || PopCount(h.affinity->bits()) == 1))) {
@@ -181,7 +268,7 @@ class ListBuilder {
       }
       return AddExplicit(kept);
     }
-    List l;
+    List l = NewList();
     l.upward_closed = true;
     l.universe = universe;
     for (uint64_t g : generators) {
@@ -189,7 +276,11 @@ class ListBuilder {
       int count = std::max(PopCount(g), 1);
       if (l.min_count < 0 || count < l.min_count) l.min_count = count;
     }
-    Minimalize(generators);
+    const size_t count = generators.size();
+    Minimalize(generators, budget_, [&] {
+      return fmt::format("while reducing the {} masks of {} to the minimal ones", count,
+                         ListName(l, total_));
+    });
     l.generators = std::move(generators);
     l.preferred = std::move(preferred);
     SortUnique(l.preferred);
@@ -200,6 +291,14 @@ class ListBuilder {
   std::vector<List>& lists() { return lists_; }
 
  private:
+  List NewList() const {
+    List l;
+    l.index = lists_.size();
+    l.provider = provider_;
+    l.resource = resource_;
+    return l;
+  }
+
   void Finish(List& l) {
     SortUnique(l.family);
     if (!l.family.empty() && l.family.front() == 0) l.family.erase(l.family.begin());
@@ -209,19 +308,36 @@ class ListBuilder {
 
   uint64_t default_;
   bool single_numa_;
+  size_t total_;
+  Budget& budget_;
+  size_t provider_ = 0;
+  std::string_view resource_;
   std::vector<List> lists_;
 };
 
-// kubelet's filterProvidersHints (+ filterSingleNumaHints). nullopt: some list became empty.
-std::optional<std::vector<List>> BuildLists(const MergeInput& input, uint64_t default_mask,
-                                            bool single_numa) {
-  ListBuilder b(default_mask, single_numa);
+// The number of hint lists BuildLists() makes of `input` (for "list k of n" in messages).
+size_t CountLists(const MergeInput& input) {
+  size_t n = 0;
   for (const ProviderHints& provider : input.providers) {
+    n += !provider || provider->empty() ? 1 : provider->size();
+  }
+  return n;
+}
+
+// kubelet's filterProvidersHints (+ filterSingleNumaHints). nullopt: some list became empty.
+// A list left partial by an exhausted budget is kept as it is; the caller checks the budget.
+std::optional<std::vector<List>> BuildLists(const MergeInput& input, uint64_t default_mask,
+                                            bool single_numa, Budget& budget) {
+  ListBuilder b(default_mask, single_numa, CountLists(input), budget);
+  for (size_t p = 0; p < input.providers.size(); ++p) {
+    const ProviderHints& provider = input.providers[p];
+    b.SetSource(p, "");
     if (!provider || provider->empty()) {
       if (!b.AddNoPreference()) return std::nullopt;
       continue;
     }
     for (const auto& [resource, list] : *provider) {
+      b.SetSource(p, resource);
       bool ok = true;
       if (!list) {
         ok = b.AddNoPreference();
@@ -430,85 +546,170 @@ void SupersetTransform(std::vector<uint64_t>& f) {
 void SupersetZeta(std::vector<uint64_t>& f) { SupersetTransform<false>(f); }
 void SupersetMobius(std::vector<uint64_t>& f) { SupersetTransform<true>(f); }
 
-// The set { default AND a_1 AND ... AND a_m : a_i in family_i } without the empty mask.
+// The set { default AND a_1 AND ... AND a_m : a_i in family_i } without the empty mask, built
+// list by list by one of the two engines below.
 //
 // Sparse engine: a sorted set, one step costs |reach| x |family|.
 // Dense engine: with r the count of ways to reach each compressed mask, zeta(r AND-convolved
 // with a) = zeta(r) * zeta(a) pointwise; counts stay exact while their bound fits 64 bits and
 // are reset to 0/1 (Möbius, threshold, zeta) before it would not. One step costs
-// O(n' 2^n') for n' compressed nodes.
-std::vector<uint64_t> ReachablePoints(uint64_t default_mask,
-                                      const std::vector<const std::vector<uint64_t>*>& families,
-                                      ReachEngine engine) {
-  if (default_mask == 0) return {};
-  for (const auto* f : families) {
-    if (f->empty()) return {};
+// O(n' 2^n') for n' compressed nodes; it holds two tables of 2^n' entries.
+class Reach {
+ public:
+  Reach(uint64_t default_mask, const std::vector<const List*>& lists, size_t total_lists,
+        ReachEngine engine, Budget& budget)
+      : lists_(lists),
+        total_lists_(total_lists),
+        engine_(engine),
+        budget_(budget),
+        compression_(default_mask, Families(lists)),
+        n_(compression_.size()),
+        size_(n_ <= kMaxDenseClasses ? size_t{1} << n_ : 0),
+        reach_{default_mask} {}
+
+  // The reachable non-empty masks; partial when the budget ran out.
+  std::vector<uint64_t> Run() {
+    for (const List* l : lists_) {
+      if (!dense_ && UseDense(l->family.size()) && !StartDense(*l)) return {};
+      if (!(dense_ ? DenseStep(*l) : SparseStep(*l))) return {};
+      if (reach_.empty()) return reach_;
+    }
+    if (dense_) FinishDense();
+    return std::move(reach_);
   }
-  std::vector<uint64_t> reach = {default_mask};
-  if (families.empty()) return reach;
 
-  Compression compression(default_mask, families);
-  const int n = compression.size();
-  const bool dense_possible = n <= kMaxDenseClasses;
-  const size_t size = dense_possible ? size_t{1} << n : 0;
-  const double dense_step_cost = dense_possible ? double(size) * (3.0 * n + 4.0) : 0;
+ private:
+  static std::vector<const std::vector<uint64_t>*> Families(const std::vector<const List*>& ls) {
+    std::vector<const std::vector<uint64_t>*> out;
+    for (const List* l : ls) out.push_back(&l->family);
+    return out;
+  }
 
-  bool dense = false;
-  std::vector<uint64_t> zr;  // zeta of the reach counts
-  std::vector<uint64_t> za;
-  uint64_t bound = 1;  // upper bound of every reach count
-  std::vector<uint64_t> next;
+  // Switch to the dense engine for the rest of the lists when a sparse step would cost more
+  // than a dense one, and the two tables fit in the budget (the sparse engine is exact too,
+  // and within its own budget it may still finish).
+  bool UseDense(size_t family_size) const {
+    if (size_ == 0 || engine_ == ReachEngine::kSparse) return false;
+    if (engine_ == ReachEngine::kDense) return true;
+    const double dense_step_cost = double(size_) * (3.0 * n_ + 4.0);
+    return budget_.CanHold(2 * uint64_t{size_}) &&
+           double(reach_.size()) * double(family_size) > dense_step_cost;
+  }
 
-  for (const auto* family : families) {
-    if (!dense && dense_possible && engine != ReachEngine::kSparse &&
-        (engine == ReachEngine::kDense ||
-         double(reach.size()) * double(family->size()) > dense_step_cost)) {
-      dense = true;
-      compression.PrepareTables();
-      zr.assign(size, 0);
-      for (uint64_t r : reach) zr[compression.Compress(r)] = 1;
-      bound = reach.size();
-      SupersetZeta(zr);
-    }
-    if (dense) {
-      za.assign(size, 0);
-      for (uint64_t a : *family) za[compression.Compress(a)] = 1;
-      const uint64_t count = family->size();
-      SupersetZeta(za);
-      if (bound > std::numeric_limits<uint64_t>::max() / count) {
-        SupersetMobius(zr);
-        bound = 0;
-        for (uint64_t& v : zr) {
-          v = v != 0;
-          bound += v;
-        }
-        SupersetZeta(zr);
+  // Steps of one superset transform: n' passes of 2^n' / 2 additions.
+  uint64_t TransformSteps() const { return uint64_t{size_} / 2 * static_cast<uint64_t>(n_); }
+
+  auto Where(const List& l) const {
+    return [this, &l] {
+      const std::string list = ListName(l, total_lists_);
+      if (dense_) {
+        return fmt::format("while adding {} by transform over the 2^{} sets of {} node classes",
+                           list, n_, n_);
       }
-      for (size_t i = 0; i < size; ++i) zr[i] *= za[i];
-      bound *= count;
-      continue;
+      return fmt::format("while adding the {} masks of {} to {} reachable masks", l.family.size(),
+                         list, reach_.size());
+    };
+  }
+
+  bool StartDense(const List& l) {
+    dense_ = true;
+    if (!budget_.Hold(2 * uint64_t{size_} + reach_.size(), Where(l))) return false;
+    if (!budget_.Spend(reach_.size() + TransformSteps(), Where(l))) return false;
+    compression_.PrepareTables();
+    zr_.assign(size_, 0);
+    for (uint64_t r : reach_) zr_[compression_.Compress(r)] = 1;
+    bound_ = reach_.size();
+    SupersetZeta(zr_);
+    return true;
+  }
+
+  bool DenseStep(const List& l) {
+    const uint64_t count = l.family.size();
+    if (!budget_.Spend(count + TransformSteps() + size_, Where(l))) return false;
+    za_.assign(size_, 0);
+    for (uint64_t a : l.family) za_[compression_.Compress(a)] = 1;
+    SupersetZeta(za_);
+    if (bound_ > std::numeric_limits<uint64_t>::max() / count) {
+      if (!budget_.Spend(2 * TransformSteps() + size_, Where(l))) return false;
+      SupersetMobius(zr_);
+      bound_ = 0;
+      for (uint64_t& v : zr_) {
+        v = v != 0;
+        bound_ += v;
+      }
+      SupersetZeta(zr_);
     }
-    next.clear();
-    const size_t compact_at = std::max<size_t>(size_t{1} << 16, 4 * reach.size());
-    for (uint64_t r : reach) {
-      for (uint64_t a : *family) {
+    for (size_t i = 0; i < size_; ++i) zr_[i] *= za_[i];
+    bound_ *= count;
+    return true;
+  }
+
+  // reach_ AND family, deduplicated. The new set is compacted whenever it grows past four
+  // times the old one (or what the budget allows), so the buffer stays near the set's size.
+  bool SparseStep(const List& l) {
+    const std::vector<uint64_t>& family = l.family;
+    next_.clear();
+    const uint64_t compact_at = std::min<uint64_t>(
+        std::max<size_t>(size_t{1} << 16, 4 * reach_.size()), budget_.max_masks());
+    const auto where = Where(l);
+    for (uint64_t r : reach_) {
+      if (!budget_.Spend(family.size(), where)) return false;
+      for (uint64_t a : family) {
         uint64_t x = r & a;
-        if (x != 0) next.push_back(x);
+        if (x != 0) next_.push_back(x);
       }
-      if (next.size() > compact_at) SortUnique(next);
+      if (next_.size() > compact_at && !Compact(where)) return false;
     }
-    SortUnique(next);
-    reach.swap(next);
-    if (reach.empty()) return reach;
+    if (!Compact(where)) return false;
+    reach_.swap(next_);
+    return true;
   }
-  if (dense) {
-    SupersetMobius(zr);
-    reach.clear();
-    for (size_t s = 1; s < size; ++s) {
-      if (zr[s] != 0) reach.push_back(compression.Decompress(static_cast<uint32_t>(s)));
+
+  template <typename W>
+  bool Compact(const W& where) {
+    if (!budget_.Spend(next_.size(), where)) return false;
+    SortUnique(next_);
+    return budget_.Hold(reach_.size() + next_.size(), where);
+  }
+
+  void FinishDense() {
+    const auto where = [this] {
+      return fmt::format("while listing the reachable masks of {} hint lists over {} node classes",
+                         total_lists_, n_);
+    };
+    za_ = {};  // only zr_ and the list are held from here on
+    if (!budget_.Spend(TransformSteps() + size_, where)) return;
+    SupersetMobius(zr_);
+    reach_.clear();
+    for (size_t s = 1; s < size_; ++s) {
+      if (zr_[s] != 0) reach_.push_back(compression_.Decompress(static_cast<uint32_t>(s)));
     }
+    budget_.Hold(size_ + reach_.size(), where);
   }
-  return reach;
+
+  const std::vector<const List*>& lists_;
+  size_t total_lists_;
+  ReachEngine engine_;
+  Budget& budget_;
+  Compression compression_;
+  int n_;        // compressed nodes
+  size_t size_;  // dense table size 2^n_, 0 when the dense engine is impossible
+  std::vector<uint64_t> reach_;
+  std::vector<uint64_t> next_;
+  bool dense_ = false;
+  std::vector<uint64_t> zr_;  // zeta of the reach counts
+  std::vector<uint64_t> za_;
+  uint64_t bound_ = 1;  // upper bound of every reach count
+};
+
+std::vector<uint64_t> ReachablePoints(uint64_t default_mask, const std::vector<const List*>& lists,
+                                      size_t total_lists, ReachEngine engine, Budget& budget) {
+  if (default_mask == 0) return {};
+  for (const List* l : lists) {
+    if (l->family.empty()) return {};
+  }
+  if (lists.empty()) return {default_mask};
+  return Reach(default_mask, lists, total_lists, engine, budget).Run();
 }
 
 // Rank of a non-preferred candidate size for BestNonPreferredAffinityCount k (spec §6.2):
@@ -531,75 +732,158 @@ uint64_t LowestNodes(uint64_t free, int r) {
 
 // Phase 2 (spec §6.4): no preferred candidate exists, so the candidates are all reachable
 // non-empty masks. They form the union of the intervals [p AND g, p AND w] for p in `points`
-// and g in `lows`; return the best one under the non-preferred order.
-std::optional<uint64_t> BestNonPreferred(const std::vector<uint64_t>& points,
-                                         const std::vector<uint64_t>& lows, uint64_t w, int k,
-                                         const TieBreak& tie) {
-  int best_rank = std::numeric_limits<int>::max();
-  int best_size = 0;
-  for (uint64_t p : points) {
-    const uint64_t hi = p & w;
-    if (hi == 0) continue;
-    const int b = PopCount(hi);
-    for (uint64_t g : lows) {
-      const int a = std::max(PopCount(p & g), 1);
-      const int c = BestSizeIn(a, b, k);
-      const int rank = SizeRank(c, k);
-      if (rank < best_rank) {
-        best_rank = rank;
-        best_size = c;
-      }
-    }
-  }
-  if (best_rank == std::numeric_limits<int>::max()) return std::nullopt;
+// and g in `lows`; ChooseNonPreferred() returns the best one under the non-preferred order.
+class NonPreferredChoice {
+ public:
+  NonPreferredChoice(const std::vector<uint64_t>& points, const std::vector<uint64_t>& lows,
+                     uint64_t w, int k, const TieBreak& tie, Budget& budget)
+      : points_(points), lows_(lows), w_(w), k_(k), tie_(tie), budget_(budget) {}
 
-  Best best;
-  std::set<std::pair<uint64_t, uint64_t>> enumerated;
-  for (uint64_t p : points) {
-    const uint64_t hi = p & w;
-    if (hi == 0) continue;
-    const int b = PopCount(hi);
-    for (uint64_t g : lows) {
-      const uint64_t lo = p & g;
-      const int lo_count = PopCount(lo);
-      if (std::max(lo_count, 1) > best_size || b < best_size) continue;
-      const int r = best_size - lo_count;
-      const uint64_t free = hi & ~lo;
-      if (!tie.closest()) {
-        // The integer order is decided by the highest differing node: take the lowest ones.
-        Offer(best, lo | LowestNodes(free, r), tie);
-        continue;
-      }
-      if (r == 0) {
-        Offer(best, lo, tie);
-        continue;
-      }
-      if (!enumerated.emplace(lo, hi).second) continue;
-      // Minimum average distance over the r-subsets of the free nodes: exhaustive.
-      std::vector<uint64_t> nodes;
-      for (uint64_t rest = free; rest != 0; rest &= rest - 1) nodes.push_back(rest & (~rest + 1));
-      const int f = static_cast<int>(nodes.size());
-      std::vector<int> idx(static_cast<size_t>(r));
-      for (int i = 0; i < r; ++i) idx[static_cast<size_t>(i)] = i;
-      while (true) {
-        uint64_t m = lo;
-        for (int i : idx) m |= nodes[static_cast<size_t>(i)];
-        Offer(best, m, tie);
-        // Next combination in lexicographic order of indices.
-        int i = r - 1;
-        while (i >= 0 && idx[static_cast<size_t>(i)] == f - r + i) --i;
-        if (i < 0) break;
-        ++idx[static_cast<size_t>(i)];
-        for (int j = i + 1; j < r; ++j) {
-          idx[static_cast<size_t>(j)] = idx[static_cast<size_t>(j - 1)] + 1;
+  // nullopt when there is no candidate (or the budget ran out).
+  std::optional<uint64_t> Choose() {
+    const std::optional<int> size = BestSize();
+    if (!size) return std::nullopt;
+    Best best;
+    for (uint64_t p : points_) {
+      const uint64_t hi = p & w_;
+      if (hi == 0) continue;
+      if (!budget_.Spend(lows_.size(), [this] { return Scanning(); })) return std::nullopt;
+      const int b = PopCount(hi);
+      for (uint64_t g : lows_) {
+        const uint64_t lo = p & g;
+        const int lo_count = PopCount(lo);
+        if (std::max(lo_count, 1) > *size || b < *size) continue;
+        const int r = *size - lo_count;
+        const uint64_t free = hi & ~lo;
+        if (!tie_.closest()) {
+          // The integer order is decided by the highest differing node: take the lowest ones.
+          Offer(best, lo | LowestNodes(free, r), tie_);
+        } else if (r == 0) {
+          Offer(best, lo, tie_);
+        } else if (enumerated_.emplace(lo, hi).second && !Closest(best, lo, free, r)) {
+          return std::nullopt;
         }
       }
     }
+    return best.mask;
   }
-  return best.mask;
+
+ private:
+  std::string Scanning() const {
+    return fmt::format("while choosing among {} reachable masks and {} minimal masks",
+                       points_.size(), lows_.size());
+  }
+
+  // The best size any interval offers (the sizes of [lo, hi] are [max(|lo|, 1), |hi|]).
+  std::optional<int> BestSize() {
+    int best_rank = std::numeric_limits<int>::max();
+    int best_size = 0;
+    for (uint64_t p : points_) {
+      const uint64_t hi = p & w_;
+      if (hi == 0) continue;
+      if (!budget_.Spend(lows_.size(), [this] { return Scanning(); })) return std::nullopt;
+      const int b = PopCount(hi);
+      for (uint64_t g : lows_) {
+        const int a = std::max(PopCount(p & g), 1);
+        const int c = BestSizeIn(a, b, k_);
+        const int rank = SizeRank(c, k_);
+        if (rank < best_rank) {
+          best_rank = rank;
+          best_size = c;
+        }
+      }
+    }
+    if (best_rank == std::numeric_limits<int>::max()) return std::nullopt;
+    return best_size;
+  }
+
+  // prefer-closest: the minimum average distance over lo plus the r-subsets of `free`,
+  // exhaustively. False when the budget ran out.
+  bool Closest(Best& best, uint64_t lo, uint64_t free, int r) {
+    const auto where = [&] {
+      return fmt::format(
+          "while comparing the average distances of {}-node sets within {} nodes "
+          "(prefer-closest-numa-nodes, {} intervals)",
+          PopCount(lo) + r, PopCount(lo | free), enumerated_.size());
+    };
+    if (!budget_.Hold(points_.size() + lows_.size() + enumerated_.size(), where)) return false;
+    std::vector<uint64_t> nodes;
+    for (uint64_t rest = free; rest != 0; rest &= rest - 1) nodes.push_back(rest & (~rest + 1));
+    const int f = static_cast<int>(nodes.size());
+    // One average costs |mask|^2 distance look-ups.
+    const uint64_t width = static_cast<uint64_t>(PopCount(lo) + r);
+    const uint64_t steps_per_set = width * width;
+    std::vector<int> idx(static_cast<size_t>(r));
+    for (int i = 0; i < r; ++i) idx[static_cast<size_t>(i)] = i;
+    while (true) {
+      if (!budget_.Spend(steps_per_set, where)) return false;
+      uint64_t m = lo;
+      for (int i : idx) m |= nodes[static_cast<size_t>(i)];
+      Offer(best, m, tie_);
+      // Next combination in lexicographic order of indices.
+      int i = r - 1;
+      while (i >= 0 && idx[static_cast<size_t>(i)] == f - r + i) --i;
+      if (i < 0) break;
+      ++idx[static_cast<size_t>(i)];
+      for (int j = i + 1; j < r; ++j) {
+        idx[static_cast<size_t>(j)] = idx[static_cast<size_t>(j - 1)] + 1;
+      }
+    }
+    return true;
+  }
+
+  const std::vector<uint64_t>& points_;
+  const std::vector<uint64_t>& lows_;
+  uint64_t w_;
+  int k_;
+  const TieBreak& tie_;
+  Budget& budget_;
+  std::set<std::pair<uint64_t, uint64_t>> enumerated_;  // intervals already enumerated
+};
+
+// The antichain of minimal masks after ANDing `lows` with the upward-closed list `l`.
+void AndUpwardClosed(std::vector<uint64_t>& lows, const List& l, size_t total_lists,
+                     Budget& budget) {
+  const auto where = [&] {
+    return fmt::format("while intersecting the {} minimal masks of {} with {} minimal masks",
+                       l.generators.size(), ListName(l, total_lists), lows.size());
+  };
+  std::vector<uint64_t> next;
+  for (uint64_t g0 : lows) {
+    if (!budget.Spend(l.generators.size(), where)) return;
+    for (uint64_t g : l.generators) next.push_back(g0 & g);
+    if (!budget.Hold(lows.size() + next.size(), where)) return;
+  }
+  Minimalize(next, budget, where);
+  lows.swap(next);
 }
 
-MergeResult MergeImpl(const MergeInput& input, ReachEngine engine) {
+// Phase 2 over all lists: nullopt when no candidate exists (or the budget ran out).
+std::optional<uint64_t> BestNonPreferred(const std::vector<List>& lists, uint64_t default_mask,
+                                         const TieBreak& tie, ReachEngine engine, Budget& budget) {
+  int k = 0;
+  std::vector<const List*> explicit_lists;
+  std::vector<uint64_t> lows = {default_mask};
+  uint64_t w = default_mask;
+  for (const List& l : lists) {
+    k = std::max(k, l.min_count);
+    if (!l.upward_closed) {
+      // A list offering only "any node" changes nothing.
+      if (!(l.family.size() == 1 && l.family[0] == default_mask)) explicit_lists.push_back(&l);
+      continue;
+    }
+    AndUpwardClosed(lows, l, lists.size(), budget);
+    if (budget.exhausted()) return std::nullopt;
+    w &= l.universe;
+  }
+  const std::vector<uint64_t> points =
+      ReachablePoints(default_mask, explicit_lists, lists.size(), engine, budget);
+  if (budget.exhausted()) return std::nullopt;
+  return NonPreferredChoice(points, lows, w, k, tie, budget).Choose();
+}
+
+// The merge; its result is meaningless once `budget` is exhausted (the caller checks).
+MergeResult MergeImpl(const MergeInput& input, ReachEngine engine, Budget& budget) {
   if (input.policy == Policy::kNone) return MergeResult{TopologyHint{std::nullopt, false}, true};
   const uint64_t default_mask = NumaMask::FirstN(input.num_nodes).bits();
   const bool single_numa = input.policy == Policy::kSingleNumaNode;
@@ -608,41 +892,28 @@ MergeResult MergeImpl(const MergeInput& input, ReachEngine engine) {
       &input.distances);
 
   TopologyHint hint{NumaMask(default_mask), false};
-  std::optional<std::vector<List>> lists = BuildLists(input, default_mask, single_numa);
-  if (lists) {
+  std::optional<std::vector<List>> lists = BuildLists(input, default_mask, single_numa, budget);
+  if (lists && !budget.exhausted()) {
     if (std::optional<uint64_t> preferred = BestPreferred(*lists, default_mask, tie)) {
       hint = TopologyHint{NumaMask(*preferred), true};
-    } else {
-      int k = 0;
-      std::vector<const std::vector<uint64_t>*> families;
-      std::vector<uint64_t> lows = {default_mask};
-      uint64_t w = default_mask;
-      std::vector<uint64_t> next;
-      for (const List& l : *lists) {
-        k = std::max(k, l.min_count);
-        if (!l.upward_closed) {
-          // A list offering only "any node" changes nothing.
-          if (!(l.family.size() == 1 && l.family[0] == default_mask)) families.push_back(&l.family);
-          continue;
-        }
-        next.clear();
-        for (uint64_t g0 : lows) {
-          for (uint64_t g : l.generators) next.push_back(g0 & g);
-        }
-        Minimalize(next);
-        lows.swap(next);
-        w &= l.universe;
-      }
-      std::vector<uint64_t> points = ReachablePoints(default_mask, families, engine);
-      if (std::optional<uint64_t> m = BestNonPreferred(points, lows, w, k, tie)) {
-        hint = TopologyHint{NumaMask(*m), false};
-      }
+    } else if (std::optional<uint64_t> m =
+                   BestNonPreferred(*lists, default_mask, tie, engine, budget)) {
+      hint = TopologyHint{NumaMask(*m), false};
     }
   }
   if (single_numa && hint.affinity && hint.affinity->bits() == default_mask) {
     hint.affinity = std::nullopt;
   }
   return MergeResult{hint, Admits(input.policy, hint.preferred)};
+}
+
+absl::StatusOr<MergeResult> MergeCounted(const MergeInput& input, const MergeLimits& limits,
+                                         ReachEngine engine, MergeStats* stats) {
+  Budget budget(limits, input.num_nodes);
+  MergeResult result = MergeImpl(input, engine, budget);
+  if (stats != nullptr) *stats = budget.stats();
+  if (budget.exhausted()) return budget.status();
+  return result;
 }
 
 }  // namespace
@@ -691,11 +962,23 @@ absl::Status ValidateMergeInput(const MergeInput& input) {
   return absl::OkStatus();
 }
 
-MergeResult Merge(const MergeInput& input) { return MergeImpl(input, ReachEngine::kAuto); }
+absl::StatusOr<MergeResult> MergeWithin(const MergeInput& input, const MergeLimits& limits) {
+  return MergeCounted(input, limits, ReachEngine::kAuto, nullptr);
+}
+
+MergeResult Merge(const MergeInput& input) {
+  // Nothing can run out of an unlimited budget.
+  return *MergeWithin(input, MergeLimits::Unlimited());
+}
 
 namespace internal {
 MergeResult MergeWithEngineForTest(const MergeInput& input, ReachEngine engine) {
-  return MergeImpl(input, engine);
+  return *MergeCounted(input, MergeLimits::Unlimited(), engine, nullptr);
+}
+
+absl::StatusOr<MergeResult> MergeWithinForTest(const MergeInput& input, const MergeLimits& limits,
+                                               ReachEngine engine, MergeStats* stats) {
+  return MergeCounted(input, limits, engine, stats);
 }
 }  // namespace internal
 

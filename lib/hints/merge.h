@@ -11,12 +11,16 @@
 //      dense, and upward-closed lists are handled as intervals [low, high] without ever
 //      expanding them.
 // docs/merge.md has the proof sketch and the complexity bounds, including the inputs for
-// which no polynomial algorithm is known (the problem is NP-hard in general).
+// which no polynomial algorithm is known (the problem is NP-hard in general). For those,
+// MergeWithin() bounds the work and the memory and gives up with RESOURCE_EXHAUSTED rather
+// than run for minutes: a daemon must not hang or run out of memory on one request.
 //
 // Masks are over NUMA positions (numa_mask.h); callers translate OS ids at the edges.
 // Everything here is pure and thread-compatible.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "lib/hints/numa_mask.h"
@@ -24,6 +28,7 @@
 #include "lib/hints/topology_hint.h"
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace topologyd::hints {
 
@@ -62,7 +67,41 @@ struct MergeResult {
 // above num_nodes: as in kubelet they count for the narrowest-size rule and are cut by the AND
 // with the default affinity. If prefer-closest applies but `distances` is empty, no distance
 // tie-break is made (ValidateMergeInput() rejects that input).
+// Unbounded: MergeWithin() with MergeLimits::Unlimited(). Its time and memory are exponential
+// on adversarial inputs (docs/merge.md); code serving requests uses MergeWithin().
 MergeResult Merge(const MergeInput& input);
+
+// How much one merge may do before MergeWithin() gives up. docs/merge.md ("Limits") has the
+// measurements behind the defaults: real providers' lists on machines of up to 22 NUMA nodes
+// stay more than 10x below them; inputs for which no polynomial merge is known pass them.
+struct MergeLimits {
+  // The defaults: 2^22 masks held (32 MiB per copy of a set; with the set being replaced and
+  // the sort scratch, peak memory stays near 100 MiB), 2^28 steps (up to about a second).
+  static constexpr uint64_t kDefaultMaxMasks = uint64_t{1} << 22;
+  static constexpr uint64_t kDefaultMaxSteps = uint64_t{1} << 28;
+
+  // The most NUMA masks the merge holds at once in its intermediate sets: the reachable masks
+  // of the explicit lists (the set being built and the one it replaces), the minimal masks of
+  // the upward-closed lists, and the dense engine's tables (one mask per entry). 8 bytes each.
+  uint64_t max_masks = kDefaultMaxMasks;
+  // The most elementary steps: one AND of two masks, one comparison, one addition of a
+  // transform, one entry sorted.
+  uint64_t max_steps = kDefaultMaxSteps;
+
+  // No bound at all: what Merge() uses.
+  static constexpr MergeLimits Unlimited() {
+    return MergeLimits{std::numeric_limits<uint64_t>::max(), std::numeric_limits<uint64_t>::max()};
+  }
+};
+
+// Merge() within `limits`: exactly Merge()'s result, or RESOURCE_EXHAUSTED when the merge
+// would hold more masks or take more steps than allowed. The message names the limit passed,
+// the sizes reached and where, e.g. "hint merge exceeds its memory limit: 6291456 NUMA masks
+// held while adding the 2 masks of hint list 22 of 26 (provider 22, resource \"memory\") to
+// 2097152 reachable masks on 26 NUMA nodes (limit 4194304 masks)". Never a different answer:
+// the merge stops, it does not cut corners.
+[[nodiscard]] absl::StatusOr<MergeResult> MergeWithin(const MergeInput& input,
+                                                      const MergeLimits& limits = MergeLimits());
 
 // kubelet's CalculateAverageFor: the mean of distances[i][j] over all ordered pairs of the
 // mask's positions (diagonal included), summed in ascending (i, j) order as float64; 0 for

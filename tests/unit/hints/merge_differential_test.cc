@@ -1,6 +1,8 @@
-// Randomized differential tests: Merge() against the brute-force reference on every policy,
-// option and list shape kubelet distinguishes, and the reach engines against each other on
-// machines too large for the brute force.
+// Randomized differential tests: Merge() and MergeWithin() against the brute-force reference on
+// every policy, option and list shape kubelet distinguishes, the reach engines against each
+// other on machines too large for the brute force, and merges under tight limits, which must
+// give the same answer or none.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -16,6 +18,7 @@ namespace topologyd::hints {
 namespace {
 
 using internal::MergeWithEngineForTest;
+using internal::MergeWithinForTest;
 using internal::ReachEngine;
 
 std::string Describe(const TopologyHint& h) {
@@ -198,6 +201,18 @@ TEST(MergeDifferentialTest, EqualsBruteForceOnRandomInputs) {
     const ReachEngine forced = compared % 2 ? ReachEngine::kSparse : ReachEngine::kDense;
     for (ReachEngine engine : {ReachEngine::kAuto, forced}) {
       MergeResult got = MergeWithEngineForTest(in, engine);
+      // The bounded form under the production limits, on the same engine.
+      absl::StatusOr<MergeResult> bounded =
+          MergeWithinForTest(in, MergeLimits(), engine, /*stats=*/nullptr);
+      if (!bounded.ok() || *bounded != want) {
+        ++disagreements;
+        if (disagreements <= 5) {
+          ADD_FAILURE() << "bounded, engine " << static_cast<int>(engine) << ": "
+                        << (bounded.ok() ? Describe(*bounded) : bounded.status().ToString())
+                        << " want " << Describe(want) << "\n"
+                        << Describe(in);
+        }
+      }
       if (got != want) {
         ++disagreements;
         if (disagreements <= 5) {
@@ -227,7 +242,10 @@ TEST(MergeDifferentialTest, UpwardClosedListsEqualTheirExpansionOnLargerMachines
         if (list && list->upward_closed) list = ResourceHints{Expand(*list), false, NumaMask()};
       }
     }
-    ASSERT_EQ(Merge(compact), Merge(expanded)) << Describe(compact);
+    const MergeResult want = Merge(expanded);
+    ASSERT_EQ(Merge(compact), want) << Describe(compact);
+    ASSERT_EQ(MergeWithin(compact).value_or(MergeResult{}), want) << Describe(compact);
+    ASSERT_EQ(MergeWithin(expanded).value_or(MergeResult{}), want) << Describe(compact);
   }
 }
 
@@ -238,6 +256,7 @@ TEST(MergeDifferentialTest, SparseAndDenseReachAgreeOnLargerMachines) {
     MergeResult sparse = MergeWithEngineForTest(in, ReachEngine::kSparse);
     ASSERT_EQ(sparse, MergeWithEngineForTest(in, ReachEngine::kDense)) << Describe(in);
     ASSERT_EQ(sparse, MergeWithEngineForTest(in, ReachEngine::kAuto)) << Describe(in);
+    ASSERT_EQ(MergeWithin(in).value_or(MergeResult{}), sparse) << Describe(in);
   }
   // Dozens of lists: the dense engine's exact counts would pass 2^64 and must be reset.
   for (int i = 0; i < 300; ++i) {
@@ -245,6 +264,41 @@ TEST(MergeDifferentialTest, SparseAndDenseReachAgreeOnLargerMachines) {
     MergeResult sparse = MergeWithEngineForTest(in, ReachEngine::kSparse);
     ASSERT_EQ(sparse, MergeWithEngineForTest(in, ReachEngine::kDense)) << Describe(in);
   }
+}
+
+// Limits change whether there is an answer, never which: with the steps an input needs it is
+// answered, and under any tighter limits it is answered identically or not at all.
+TEST(MergeDifferentialTest, LimitsNeverChangeTheAnswer) {
+  Generator gen(13);
+  std::mt19937_64 rng(17);
+  int refused = 0;
+  int answered = 0;
+  for (int i = 0; i < 3000; ++i) {
+    MergeInput in = gen.Input(1, 16, 6);
+    const ReachEngine engine = static_cast<ReachEngine>(i % 3);
+    const MergeResult want = MergeWithEngineForTest(in, engine);
+    internal::MergeStats need;
+    ASSERT_TRUE(MergeWithinForTest(in, MergeLimits::Unlimited(), engine, &need).ok());
+    // Exactly the steps it needs. (A mask limit below 4x the reachable sets makes the sparse
+    // engine deduplicate more often, which costs steps; the masks here leave that room.)
+    const uint64_t room = std::max<uint64_t>(4 * need.peak_masks, uint64_t{1} << 16);
+    absl::StatusOr<MergeResult> exact = MergeWithinForTest(in, {room, need.steps}, engine, nullptr);
+    ASSERT_TRUE(exact.ok()) << exact.status() << "\n" << Describe(in);
+    ASSERT_EQ(*exact, want) << Describe(in);
+    const MergeLimits tight{need.peak_masks == 0 ? 0 : rng() % need.peak_masks,
+                            need.steps == 0 ? 0 : rng() % need.steps};
+    absl::StatusOr<MergeResult> r = MergeWithinForTest(in, tight, engine, nullptr);
+    if (r.ok()) {
+      ++answered;
+      ASSERT_EQ(*r, want) << Describe(in);
+    } else {
+      ++refused;
+      ASSERT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+    }
+  }
+  // Both outcomes happen (tighter mask limits can still be answered by the sparse engine).
+  EXPECT_GT(refused, 100);
+  EXPECT_GT(answered, 100);
 }
 
 TEST(MergeDifferentialTest, ResultDoesNotDependOnProviderOrder) {

@@ -69,6 +69,9 @@ TEST(MergeFixtureTest, KubeletTablesPassThroughLibraryReferenceAndTopoctl) {
       MergeResult lib = Merge(req->input);
       EXPECT_EQ(Json::parse(MergeResultToJson(lib, req->node_ids)), expected)
           << name << " (library)";
+      absl::StatusOr<MergeResult> bounded = MergeWithin(req->input);
+      ASSERT_TRUE(bounded.ok()) << name << ": " << bounded.status();
+      EXPECT_EQ(*bounded, lib) << name << " (bounded)";
       EXPECT_EQ(reference::ReferenceMerge(req->input), lib) << name << " (reference)";
 
       std::ofstream(scratch) << input;
@@ -110,6 +113,40 @@ TEST(MergeFixtureTest, TopoctlExitCodes) {
   EXPECT_EQ(RunTopoctl("merge --input " + scratch.string(), out), 1);
   EXPECT_EQ(RunTopoctl("merge", out), 2);
   EXPECT_EQ(RunTopoctl("merge --input " + scratch.string() + " --bogus", out), 2);
+  fs::remove(scratch);
+}
+
+// 26 NUMA nodes, list i = {all nodes but i, any node}, nothing preferred: 2^26 reachable masks
+// (seconds and gigabytes unbounded). topoctl refuses it at the merge limit: exit 1, the
+// limit on stderr, nothing on stdout.
+TEST(MergeFixtureTest, TopoctlRefusesAMergeBeyondItsLimits) {
+  ASSERT_TRUE(fs::exists(kTopoctl)) << kTopoctl;
+  const fs::path scratch =
+      fs::temp_directory_path() / ("topologyd-merge-limit-" + std::to_string(getpid()) + ".json");
+  Json request = {{"numa_nodes", Json::array()}, {"policy", "best-effort"}};
+  Json providers = Json::array();
+  for (int i = 0; i < 26; ++i) {
+    request["numa_nodes"].push_back(i);
+    Json all_but = Json::array();
+    for (int j = 0; j < 26; ++j) {
+      if (j != i) all_but.push_back(j);
+    }
+    providers.push_back({{"r", Json::array({{{"affinity", all_but}, {"preferred", false}},
+                                            {{"affinity", nullptr}, {"preferred", false}}})}});
+  }
+  request["providers"] = providers;
+  std::ofstream(scratch) << request.dump();
+  const topologyd::testing::ShellResult r = topologyd::testing::RunShell(
+      kTopoctl.string() + " --output json merge --input " + scratch.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.err.starts_with("topoctl merge: " + scratch.string() +
+                                ": hint merge exceeds its memory limit: "))
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // --unlimited on a small request: the flag exists and changes nothing there.
+  std::ofstream(scratch) << R"({"numa_nodes":[0,1],"policy":"restricted","providers":[]})";
+  std::string out;
+  EXPECT_EQ(RunTopoctl("merge --unlimited --input " + scratch.string(), out), 0);
   fs::remove(scratch);
 }
 
