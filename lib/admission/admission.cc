@@ -124,15 +124,37 @@ std::string AffinityMessage(const NodePolicy& node, const MergeStep& step, hints
                      fmt::join(parts, "; "));
 }
 
-hints::MergeResult RunMerge(const NodePolicy& node, hints::Policy policy, MergeStep& step) {
+// A merge given up at its limits, in words: kubelet's text first, like every
+// TopologyAffinityError (which kubelet's shims already handle), then the sizes.
+std::string TooComplexMessage(const MergeStep& step, hints::Policy policy) {
+  const std::string who =
+      step.container.has_value() ? fmt::format("container \"{}\"", *step.container) : "pod";
+  return fmt::format("{}: {} (policy {}): the NUMA placement is too complex to decide: {}",
+                     kTopologyAffinityMessage, who, hints::PolicyName(policy), step.limit_error);
+}
+
+// The step's merge within `limits`, recorded in `step`; the failure when it does not admit.
+std::optional<Failure> RunMerge(const NodePolicy& node, hints::Policy policy,
+                                const hints::MergeLimits& limits, MergeStep& step) {
   hints::MergeInput input;
   input.num_nodes = node.num_nodes();
   input.distances = node.distances;
   input.policy = policy;
   input.options = node.options;
   for (const ProviderHintsEntry& p : step.providers) input.providers.push_back(p.hints);
-  step.merged = hints::Merge(input);
-  return step.merged;
+  absl::StatusOr<hints::MergeResult> merged = hints::MergeWithin(input, limits);
+  if (!merged.ok()) {
+    // Only RESOURCE_EXHAUSTED is possible: the input is the node's own, already validated.
+    // No hint at all is better than a guessed one, even under best-effort.
+    step.merged = hints::MergeResult{hints::TopologyHint{std::nullopt, false}, false};
+    step.limit_error = std::string(merged.status().message());
+    return Failure{std::string(kTopologyAffinityError), TooComplexMessage(step, policy)};
+  }
+  step.merged = *merged;
+  if (!step.merged.admit) {
+    return Failure{std::string(kTopologyAffinityError), AffinityMessage(node, step, policy)};
+  }
+  return std::nullopt;
 }
 
 // Collects one provider's hints, or the failure kubelet would end up reporting.
@@ -154,8 +176,10 @@ std::optional<Failure> Collect(std::string_view container, std::string_view prov
 
 class Admission {
  public:
-  Admission(const NodePolicy& node, const AllocationState& state, const pod::Pod& pod)
+  Admission(const NodePolicy& node, const AllocationState& state, const pod::Pod& pod,
+            const AdmitOptions& options)
       : node_(node),
+        options_(options),
         pod_(pod),
         state_(state),
         order_(InOrder(pod)),
@@ -225,11 +249,8 @@ class Admission {
       } else {
         step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
       }
-      const hints::MergeResult merged = RunMerge(node_, policy, step);
-      if (!merged.admit) {
-        return Failure{std::string(kTopologyAffinityError), AffinityMessage(node_, step, policy)};
-      }
-      if (auto f = Allocate(c, merged.hint)) return f;
+      if (auto f = RunMerge(node_, policy, options_.merge_limits, step)) return f;
+      if (auto f = Allocate(c, step.merged.hint)) return f;
     }
     return std::nullopt;
   }
@@ -257,12 +278,10 @@ class Admission {
     } else {
       step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
     }
-    const hints::MergeResult merged = RunMerge(node_, policy, step);
-    if (!merged.admit) {
-      return Failure{std::string(kTopologyAffinityError), AffinityMessage(node_, step, policy)};
-    }
+    if (auto f = RunMerge(node_, policy, options_.merge_limits, step)) return f;
+    const hints::TopologyHint hint = step.merged.hint;
     for (const OrderedContainer& c : order_) {
-      if (auto f = Allocate(c, merged.hint)) return f;
+      if (auto f = Allocate(c, hint)) return f;
     }
     return std::nullopt;
   }
@@ -300,6 +319,7 @@ class Admission {
   }
 
   const NodePolicy& node_;
+  const AdmitOptions& options_;
   const pod::Pod& pod_;
   AllocationState state_;  // the working copy; only returned on success
   std::vector<OrderedContainer> order_;
@@ -327,13 +347,23 @@ absl::Status ValidatePod(const pod::Pod& pod) {
 
 absl::StatusOr<AdmissionResult> Admit(const NodePolicy& node, const AllocationState& state,
                                       const pod::Pod& pod) {
+  return Admit(node, state, pod, AdmitOptions());
+}
+
+absl::StatusOr<AdmissionResult> Admit(const NodePolicy& node, const AllocationState& state,
+                                      const pod::Pod& pod, const AdmitOptions& options) {
   if (absl::Status valid = ValidatePod(pod); !valid.ok()) return valid;
-  return Admission(node, state, pod).Run(state);
+  return Admission(node, state, pod, options).Run(state);
 }
 
 absl::StatusOr<AdmissionResult> Explain(const NodePolicy& node, const AllocationState& state,
                                         const pod::Pod& pod) {
-  absl::StatusOr<AdmissionResult> result = Admit(node, state, pod);
+  return Explain(node, state, pod, AdmitOptions());
+}
+
+absl::StatusOr<AdmissionResult> Explain(const NodePolicy& node, const AllocationState& state,
+                                        const pod::Pod& pod, const AdmitOptions& options) {
+  absl::StatusOr<AdmissionResult> result = Admit(node, state, pod, options);
   if (result.ok()) result->new_state = AllocationState{};
   return result;
 }

@@ -7,7 +7,8 @@
 //   1. every provider's hints for the container, given what earlier containers of the pod got
 //      (so app containers see, and may reuse, the CPUs/devices/memory of finished init
 //      containers);
-//   2. lib/hints Merge() under the pod's policy; not admitted -> TopologyAffinityError;
+//   2. lib/hints MergeWithin() under the pod's policy; not admitted, or a merge too complex
+//      to finish within AdmitOptions::merge_limits -> TopologyAffinityError;
 //   3. every provider allocates inside the merged hint; an error -> SMTAlignmentError (CPU,
 //      full-pcpus-only) or UnexpectedAdmissionError.
 // Pod scope: the providers' hints for the pod's effective request, one merge, then every
@@ -82,7 +83,11 @@ struct ProviderHintsEntry {
 struct MergeStep {
   std::optional<std::string> container;  // nullopt = the pod (pod scope)
   std::vector<ProviderHintsEntry> providers;
+  // When `limit_error` is set: {any NUMA node, not preferred}, not admitted.
   hints::MergeResult merged;
+  // Non-empty when the merge exceeded its limits and was given up (hints::MergeWithin's
+  // RESOURCE_EXHAUSTED message); the admission's message repeats it.
+  std::string limit_error;
   friend bool operator==(const MergeStep&, const MergeStep&) = default;
 };
 
@@ -107,6 +112,14 @@ struct AdmissionResult {
   Explanation explanation;
 };
 
+// What an admission may spend, beside the node's configuration. The defaults are production's.
+struct AdmitOptions {
+  // Bounds on each Topology Manager merge. Real providers' hints stay far below the defaults
+  // (docs/merge.md, "Honest bounds"); a merge that would pass them rejects the pod with
+  // TopologyAffinityError and the sizes that were too large, instead of running for minutes.
+  hints::MergeLimits merge_limits;
+};
+
 // Admits `pod` against `state`. INVALID_ARGUMENT (not a rejection) for a request that cannot
 // be processed: an empty uid, or a container name used twice. A pod whose containers already
 // hold resources in `state` is re-admitted as kubelet does after a restart: the providers
@@ -114,12 +127,20 @@ struct AdmissionResult {
 [[nodiscard]] absl::StatusOr<AdmissionResult> Admit(const NodePolicy& node,
                                                     const AllocationState& state,
                                                     const pod::Pod& pod);
+[[nodiscard]] absl::StatusOr<AdmissionResult> Admit(const NodePolicy& node,
+                                                    const AllocationState& state,
+                                                    const pod::Pod& pod,
+                                                    const AdmitOptions& options);
 
 // Admit() without a state change: the result's new_state is cleared (empty), everything else
 // is what Admit() would return.
 [[nodiscard]] absl::StatusOr<AdmissionResult> Explain(const NodePolicy& node,
                                                       const AllocationState& state,
                                                       const pod::Pod& pod);
+[[nodiscard]] absl::StatusOr<AdmissionResult> Explain(const NodePolicy& node,
+                                                      const AllocationState& state,
+                                                      const pod::Pod& pod,
+                                                      const AdmitOptions& options);
 
 // Returns what the pod (or one of its containers) holds: exclusive CPUs back to the shared
 // pool (CPUs another container of the pod still holds stay out), memory blocks and devices.

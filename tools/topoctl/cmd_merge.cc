@@ -2,7 +2,8 @@
 // Reads a merge request (lib/hints/merge_json.h), prints the merged hint and the admit
 // decision: a table by default, {"affinity": [ids] | null, "preferred": bool, "admit": bool}
 // with --output json. Exit 1 when the request is refused (bad JSON, unknown policy, ids not
-// in numa_nodes, more than 64 nodes, ...), 2 on bad usage.
+// in numa_nodes, more than 64 nodes, ...) or the merge exceeds the daemon's merge limits
+// (hints::MergeLimits; --unlimited lifts them), 2 on bad usage.
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -22,7 +23,7 @@ std::string IdList(const std::vector<int>& ids) {
   return out;
 }
 
-int RunMerge(const GlobalOptions& globals, const std::string& path) {
+int RunMerge(const GlobalOptions& globals, const std::string& path, bool unlimited) {
   std::string text;
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -41,7 +42,16 @@ int RunMerge(const GlobalOptions& globals, const std::string& path) {
     std::cerr << "topoctl merge: " << path << ": " << req.status().message() << "\n";
     return kExitRefused;
   }
-  const topologyd::hints::MergeResult result = topologyd::hints::Merge(req->input);
+  // The daemon's limits by default, so that an input refused here is refused there too.
+  absl::StatusOr<topologyd::hints::MergeResult> merged = topologyd::hints::MergeWithin(
+      req->input,
+      unlimited ? topologyd::hints::MergeLimits::Unlimited() : topologyd::hints::MergeLimits());
+  if (!merged.ok()) {
+    // No answer is not an answer "admit: false": the request failed (exit 1, docs/cli.md).
+    std::cerr << "topoctl merge: " << path << ": " << merged.status().message() << "\n";
+    return kExitRefused;
+  }
+  const topologyd::hints::MergeResult& result = *merged;
   const std::vector<int> ids = topologyd::hints::AffinityIds(result.hint, req->node_ids);
   const std::string affinity = result.hint.affinity ? "[" + IdList(ids) + "]" : "null";
   const char* preferred = result.hint.preferred ? "true" : "false";
@@ -74,10 +84,16 @@ void Install(CLI::App& root, CommandContext& context) {
   auto* cmd = root.add_subcommand(
       "merge", "merge hint providers' answers as kubelet's Topology Manager would (offline)");
   auto path = std::make_shared<std::string>();
+  auto unlimited = std::make_shared<bool>(false);
   cmd->add_option("--input", *path, "merge request JSON (ARCHITECTURE.md 3.1), or - for stdin")
       ->required();
-  cmd->callback([&context, path] {
-    context.action = [&context, path] { return RunMerge(*context.globals, *path); };
+  cmd->add_flag("--unlimited", *unlimited,
+                "merge without the work and memory limits (exact, but adversarial input can "
+                "take minutes and gigabytes)");
+  cmd->callback([&context, path, unlimited] {
+    context.action = [&context, path, unlimited] {
+      return RunMerge(*context.globals, *path, *unlimited);
+    };
   });
 }
 
