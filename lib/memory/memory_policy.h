@@ -31,7 +31,12 @@
 // but width; kubelet would list such wider masks, never as preferred); if those are still more
 // than 16, an explicit list walks masks by increasing size and stops after kMaxMaskBudget
 // masks, so the widest masks of huge machines are missing from it (an upward-closed list has
-// them all). kubelet refuses to run its topology manager on more than 8 NUMA nodes unless
+// them all). Above kMaxDenseMergeNodes (22) nodes the explicit list also keeps only its first
+// kMaxHintsWithoutDenseMerge (2,048) masks: there the merge has no dense engine and two
+// explicit lists (memory and a hugepages type get the same one) cost |list|^2 steps, so lists
+// of tens of thousands of masks on a busy node would pass the merge's work limits and the pod
+// would be refused; the narrowest masks are the ones a merge chooses among first. kubelet
+// refuses to run its topology manager on more than 8 NUMA nodes unless
 // max-allowable-numa-nodes is raised, and is impractically slow far below 64, so there is no
 // kubelet answer to be identical to there.
 //
@@ -46,6 +51,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -63,6 +69,8 @@ namespace topologyd::memory {
 inline constexpr int kMaxExactNumaNodes = 16;
 inline constexpr int kMaxExplicitNumaNodes = 8;
 inline constexpr int64_t kMaxMaskBudget = int64_t{1} << 16;
+inline constexpr int kMaxDenseMergeNodes = 22;
+inline constexpr size_t kMaxHintsWithoutDenseMerge = 2048;
 
 // Bytes per memory type ("memory", "hugepages-*") of a container's requests; other resources
 // are ignored.

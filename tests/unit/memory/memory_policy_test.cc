@@ -123,6 +123,32 @@ TEST(MemoryHintsTest, NothingFitsGivesEmptyLists) {
   }
 }
 
+// Beyond kMaxDenseMergeNodes an explicit list keeps its narrowest masks only. 24 nodes of
+// 1.5Gi allocatable, {0,1} a group with 2Gi free: a 2Gi request fits on every pair of unused
+// nodes, on the group, and on thousands of wider masks; the group keeps the list explicit.
+TEST(MemoryHintsTest, ExplicitListsBeyondTheDenseMergeKeepTheNarrowestMasks) {
+  const MemoryState s0 = FourNodes(24);
+  const MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", kGb, 0)}), "c", H({0, 1}, true));
+  const auto h = Hints(s, MakePod("p", {Ctr("c", 2 * kGb, 0)}));
+  ASSERT_TRUE(h.has_value());
+  const hints::HintList& list = h->at("memory");
+  ASSERT_TRUE(list.has_value());
+  ASSERT_FALSE(list->upward_closed);
+  ASSERT_EQ(list->hints.size(), kMaxHintsWithoutDenseMerge);
+  // Narrowest first, and every preferred (2-node) mask is kept: the 231 pairs of unused nodes
+  // and the group.
+  int preferred = 0;
+  for (size_t i = 0; i < list->hints.size(); ++i) {
+    const hints::NumaMask mask = *list->hints[i].affinity;
+    EXPECT_EQ(list->hints[i].preferred, mask.Count() == 2) << i;
+    preferred += list->hints[i].preferred ? 1 : 0;
+    if (i > 0) {
+      EXPECT_LE(list->hints[i - 1].affinity->Count(), mask.Count()) << i;
+    }
+  }
+  EXPECT_EQ(preferred, 232);
+}
+
 TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
   // §a.4 steps 3/4/8: 2Gi does not fit one node's 1.5Gi allocatable; every 2-node mask is
   // preferred, wider ones are not.
