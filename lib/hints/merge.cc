@@ -744,31 +744,44 @@ class NonPreferredChoice {
     const std::optional<int> size = BestSize();
     if (!size) return std::nullopt;
     Best best;
-    for (uint64_t p : points_) {
-      const uint64_t hi = p & w_;
-      if (hi == 0) continue;
-      if (!budget_.Spend(lows_.size(), [this] { return Scanning(); })) return std::nullopt;
-      const int b = PopCount(hi);
-      for (uint64_t g : lows_) {
-        const uint64_t lo = p & g;
-        const int lo_count = PopCount(lo);
-        if (std::max(lo_count, 1) > *size || b < *size) continue;
-        const int r = *size - lo_count;
-        const uint64_t free = hi & ~lo;
-        if (!tie_.closest()) {
-          // The integer order is decided by the highest differing node: take the lowest ones.
-          Offer(best, lo | LowestNodes(free, r), tie_);
-        } else if (r == 0) {
-          Offer(best, lo, tie_);
-        } else if (enumerated_.emplace(lo, hi).second && !Closest(best, lo, free, r)) {
-          return std::nullopt;
-        }
+    const bool done = ForEachInterval([&](uint64_t p, uint64_t hi, int b, uint64_t g) {
+      const uint64_t lo = p & g;
+      const int lo_count = PopCount(lo);
+      if (std::max(lo_count, 1) > *size || b < *size) return true;
+      const int r = *size - lo_count;
+      const uint64_t free = hi & ~lo;
+      if (!tie_.closest()) {
+        // The integer order is decided by the highest differing node: take the lowest ones.
+        Offer(best, lo | LowestNodes(free, r), tie_);
+      } else if (r == 0) {
+        Offer(best, lo, tie_);
+      } else if (enumerated_.emplace(lo, hi).second) {
+        return Closest(best, lo, free, r);
       }
-    }
+      return true;
+    });
+    if (!done) return std::nullopt;
     return best.mask;
   }
 
  private:
+  // Calls visit(p, hi, |hi|, g) for every reachable point p with a non-empty hi = p & w and
+  // every minimal mask g, charging the budget per point. False when the budget ran out or
+  // `visit` returned false.
+  template <typename Visit>
+  bool ForEachInterval(const Visit& visit) {
+    for (uint64_t p : points_) {
+      const uint64_t hi = p & w_;
+      if (hi == 0) continue;
+      if (!budget_.Spend(lows_.size(), [this] { return Scanning(); })) return false;
+      const int b = PopCount(hi);
+      for (uint64_t g : lows_) {
+        if (!visit(p, hi, b, g)) return false;
+      }
+    }
+    return true;
+  }
+
   std::string Scanning() const {
     return fmt::format("while choosing among {} reachable masks and {} minimal masks",
                        points_.size(), lows_.size());
@@ -778,21 +791,17 @@ class NonPreferredChoice {
   std::optional<int> BestSize() {
     int best_rank = std::numeric_limits<int>::max();
     int best_size = 0;
-    for (uint64_t p : points_) {
-      const uint64_t hi = p & w_;
-      if (hi == 0) continue;
-      if (!budget_.Spend(lows_.size(), [this] { return Scanning(); })) return std::nullopt;
-      const int b = PopCount(hi);
-      for (uint64_t g : lows_) {
-        const int a = std::max(PopCount(p & g), 1);
-        const int c = BestSizeIn(a, b, k_);
-        const int rank = SizeRank(c, k_);
-        if (rank < best_rank) {
-          best_rank = rank;
-          best_size = c;
-        }
+    const bool done = ForEachInterval([&](uint64_t p, uint64_t /*hi*/, int b, uint64_t g) {
+      const int a = std::max(PopCount(p & g), 1);
+      const int c = BestSizeIn(a, b, k_);
+      const int rank = SizeRank(c, k_);
+      if (rank < best_rank) {
+        best_rank = rank;
+        best_size = c;
       }
-    }
+      return true;
+    });
+    if (!done) return std::nullopt;
     if (best_rank == std::numeric_limits<int>::max()) return std::nullopt;
     return best_size;
   }

@@ -14,9 +14,6 @@
 namespace topologyd::state::kubelet {
 namespace {
 
-// Names, uids and CPU lists come from the kubelet's files: quoted and cut in messages.
-std::string Quoted(std::string_view text) { return QuoteForMessage(text); }
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -36,7 +33,7 @@ absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
   if (cp.policy_name != "static" && cp.policy_name != "none") {
     return absl::FailedPreconditionError(
         fmt::format("cpu_manager_state: unknown policy {} (kubelet writes \"none\" or \"static\")",
-                    Quoted(cp.policy_name)));
+                    QuoteForMessage(cp.policy_name)));
   }
   absl::StatusOr<CpuSet> shared = CpuSet::Parse(cp.default_cpu_set);
   if (!shared.ok()) {
@@ -54,19 +51,20 @@ absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
             "cpu_manager_state: policy is \"none\" but container {} of pod {} has CPUs {}; "
             "whether they are still pinned is unknown. Run kubelet with the static policy "
             "until the file matches the node, then import",
-            Quoted(name), Quoted(uid), Quoted(text)));
+            QuoteForMessage(name), QuoteForMessage(uid), QuoteForMessage(text)));
       }
       absl::StatusOr<CpuSet> cpus = CpuSet::Parse(text);
       if (!cpus.ok()) {
         return absl::FailedPreconditionError(fmt::format(
             "cpu_manager_state: could not parse the cpuset of container {} in pod {}: {}",
-            Quoted(name), Quoted(uid), cpus.status().message()));
+            QuoteForMessage(name), QuoteForMessage(uid), cpus.status().message()));
       }
       if (cpus->Intersects(*shared)) {
         return absl::FailedPreconditionError(fmt::format(
             "cpu_manager_state: pod {} container {} cpuset {} overlaps with the default "
             "cpuset {}",
-            Quoted(uid), Quoted(name), Quoted(text), Quoted(cp.default_cpu_set)));
+            QuoteForMessage(uid), QuoteForMessage(name), QuoteForMessage(text),
+            QuoteForMessage(cp.default_cpu_set)));
       }
       // kubelet's validateState refuses this too: with nothing shared, its shared pool was
       // lost, not handed out.
@@ -74,7 +72,7 @@ absl::Status ImportCpu(const CpuCheckpoint& cp, State& state) {
         return absl::FailedPreconditionError(fmt::format(
             "cpu_manager_state: default cpuset cannot be empty while pod {} container {} "
             "holds CPUs {} (kubelet refuses to start on this file as well)",
-            Quoted(uid), Quoted(name), Quoted(text)));
+            QuoteForMessage(uid), QuoteForMessage(name), QuoteForMessage(text)));
       }
       ContainerRecord& c = Container(state, uid, name);
       c.cpus = *std::move(cpus);
@@ -104,7 +102,7 @@ absl::Status CheckNode(int64_t node, const std::string& uid, const std::string& 
   if (node < 0 || node > (1 << 16)) {
     return absl::FailedPreconditionError(
         fmt::format("memory_manager_state: pod {} container {} has a block on NUMA node {}",
-                    Quoted(uid), Quoted(name), node));
+                    QuoteForMessage(uid), QuoteForMessage(name), node));
   }
   return absl::OkStatus();
 }
@@ -115,7 +113,7 @@ absl::Status ImportMemory(const MemoryCheckpoint& cp, State& state) {
   if (policy != "static" && policy != "none") {
     return absl::FailedPreconditionError(fmt::format(
         "memory_manager_state: unknown policy {} (kubelet writes \"None\" or \"Static\")",
-        Quoted(cp.policy_name)));
+        QuoteForMessage(cp.policy_name)));
   }
   if (cp.pod_entries && !cp.pod_entries->empty()) {
     return absl::FailedPreconditionError(
@@ -139,14 +137,14 @@ absl::Status ImportMemory(const MemoryCheckpoint& cp, State& state) {
             "memory_manager_state: policy is \"None\" but container {} of pod {} has memory "
             "blocks; whether they are still in force is unknown. Run kubelet with the Static "
             "policy until the file matches the node, then import",
-            Quoted(name), Quoted(uid)));
+            QuoteForMessage(name), QuoteForMessage(uid)));
       }
       for (const MemoryBlock& b : *list) {
         if (!b.numa_affinity || b.numa_affinity->empty()) {
           return absl::FailedPreconditionError(
               fmt::format("memory_manager_state: pod {} container {} has a {} block without NUMA "
                           "affinity",
-                          Quoted(uid), Quoted(name), Quoted(b.type)));
+                          QuoteForMessage(uid), QuoteForMessage(name), QuoteForMessage(b.type)));
         }
         for (int64_t node : *b.numa_affinity) TOPOLOGYD_RETURN_IF_ERROR(CheckNode(node, uid, name));
         blocks.push_back({uid, name, &b});
