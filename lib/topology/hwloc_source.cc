@@ -6,6 +6,7 @@
 #include "lib/common/status_macros.h"
 #include "lib/topology/hwloc_reader.h"
 #include "lib/topology/sriov_sysfs.h"
+#include "lib/topology/synthetic_precheck.h"
 #include "lib/topology/topology_builder.h"
 
 #include "fmt/format.h"
@@ -33,6 +34,11 @@ std::string DescribeSource(const TopologySource& source) {
 }
 
 absl::StatusOr<Topology> LoadTopology(const TopologySource& source) {
+  if (source.kind == TopologySource::Kind::kSynthetic) {
+    // hwloc builds whatever the description asks for before our checks can run.
+    TOPOLOGYD_RETURN_IF_ERROR(
+        PrecheckSyntheticDescription(source.description, DescribeSource(source)));
+  }
   TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
   MachineDescription machine = DescribeMachine(hwloc.get());
   if (source.kind == TopologySource::Kind::kLive) {

@@ -7,7 +7,8 @@
 //     ...) still applies, which is how tests point it at a fake sysfs.
 //   - kXml: an hwloc XML export (`lstopo --of xml`, v1 or v2 format), read from `path`.
 //   - kSynthetic: an hwloc synthetic description in `description`, e.g.
-//     "pack:2 numa:2 core:4 pu:2".
+//     "pack:2 numa:2 core:4 pu:2". One hwloc would take long to build is refused first
+//     (synthetic_precheck.h).
 // PCI devices that hwloc deems important (GPUs, NICs, storage, accelerators) are kept; on the
 // live machine, SR-IOV virtual functions also get their physical function from sysfs
 // (sriov_sysfs.h), which hwloc does not report.

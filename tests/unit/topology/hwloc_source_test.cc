@@ -8,8 +8,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lib/topology/hwloc_reader.h"
+#include "lib/topology/synthetic_precheck.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -210,8 +212,8 @@ TEST(LoadTopologyTest, BadSyntheticDescriptionIsInvalidArgument) {
 }
 
 // hwloc loads any index; each CpuSet copied from such a topology was a bitmap up to the index
-// (pu:2(indexes=0,2000000000): ~256 MB per object). Kept small here: hwloc's own bitmaps for
-// that description take gigabytes before topologyd sees them.
+// (pu:2(indexes=0,2000000000): ~256 MB per object). LoadTopology() refuses them before hwloc
+// (synthetic_precheck.h); LoadHwloc() still checks what hwloc built.
 TEST(LoadTopologyTest, CpuIndexesAboveTheCpuSetLimitAreRefused) {
   for (const std::string description :
        {"pack:1 pu:2(indexes=0,1048576)", "pack:2 core:1 pu:1(indexes=5,3000000)"}) {
@@ -222,6 +224,24 @@ TEST(LoadTopologyTest, CpuIndexesAboveTheCpuSetLimitAreRefused) {
   }
   Topology largest = LoadOk(TopologySource::Synthetic("pack:1 pu:2(indexes=0,1048575)"));
   EXPECT_EQ(largest.AllCpus(), CpuSet({0, CpuSet::kMaxCpuId}));
+
+  absl::Status status = LoadHwloc(TopologySource::Synthetic("pu:2(indexes=0,1048576)")).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("has CPU index 1048576"));
+}
+
+// hwloc would spend seconds to hours and up to gigabytes on these; the pre-check's error comes back
+// instead.
+TEST(LoadTopologyTest, HostileSyntheticDescriptionIsRefusedBeforeHwloc) {
+  for (const std::string& description :
+       std::vector<std::string>{"pack:1000 core:1000 pu:1000", "pack:4294967295 pu:4294967295",
+                                "pu:8192", "pack:1 core:8192 pu:1", "pu:2(indexes=0,4000000000)",
+                                "pu:2 " + std::string(kMaxSyntheticBytes, ' ')}) {
+    const TopologySource source = TopologySource::Synthetic(description);
+    absl::Status status = LoadTopology(source).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_EQ(status, PrecheckSyntheticDescription(description, DescribeSource(source)));
+  }
 }
 
 TEST(LoadTopologyTest, LiveMachineLoads) {
