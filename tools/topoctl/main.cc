@@ -14,12 +14,6 @@ std::vector<CommandInstaller>& CommandInstallers() {
   return installers;
 }
 
-OutputFormat GlobalOptions::format() const {
-  if (output == "json") return OutputFormat::kJson;
-  if (output == "yaml") return OutputFormat::kYaml;
-  return OutputFormat::kTable;
-}
-
 }  // namespace topoctl
 
 int main(int argc, char** argv) {

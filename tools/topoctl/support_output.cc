@@ -32,6 +32,12 @@ void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
 
 }  // namespace
 
+OutputFormat GlobalOptions::format() const {
+  if (output == "json") return OutputFormat::kJson;
+  if (output == "yaml") return OutputFormat::kYaml;
+  return OutputFormat::kTable;
+}
+
 std::string JsonText(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }
