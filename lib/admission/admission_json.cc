@@ -21,10 +21,14 @@ nlohmann::json HintArray(const std::vector<hints::TopologyHint>& list,
 }
 
 nlohmann::json Merged(const MergeStep& step, const std::vector<int>& numa_ids) {
-  return {{"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
-          {"affinity", Affinity(step.merged.hint.affinity, numa_ids)},
-          {"preferred", step.merged.hint.preferred},
-          {"admit", step.merged.admit}};
+  nlohmann::json out = {
+      {"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
+      {"affinity", Affinity(step.merged.hint.affinity, numa_ids)},
+      {"preferred", step.merged.hint.preferred},
+      {"admit", step.merged.admit}};
+  // Only for a merge given up at its limits, so ordinary documents keep their shape.
+  if (!step.limit_error.empty()) out["limit_error"] = step.limit_error;
+  return out;
 }
 
 }  // namespace

@@ -19,7 +19,9 @@
 //                                                              superset inside `universe` is
 //                                                              also a hint, not preferred)
 //    "merged": [{"container": "NAME" | null, "affinity": [ids] | null, "preferred": bool,
-//                "admit": bool}]}
+//                "admit": bool,
+//                "limit_error": "..."}]}                    (only for a merge given up at its
+//                                                             limits: MergeStep::limit_error)
 //
 // `hints` and `merged` have one entry per merge, in the order admission performed them
 // (container scope: one per container up to the rejecting one; pod scope: one; policy none:

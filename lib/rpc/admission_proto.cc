@@ -104,6 +104,7 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
     MaskToHint(step.merged.hint.affinity, step.merged.hint.preferred, numa_ids,
                e->mutable_merged());
     e->set_admit(step.merged.admit);
+    e->set_limit_error(step.limit_error);
     e->set_policy(std::string(hints::PolicyName(explanation.policy)));
     e->set_scope(std::string(admission::ScopeName(explanation.scope)));
   }

@@ -22,12 +22,12 @@
 
 #include "lib/admission/admission.h"
 #include "lib/admission/admission_json.h"
-#include "lib/admission/hint_text.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config_loader.h"
 #include "lib/pod/pod_manifest.h"
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_explain_offline.h"
 #include "tools/topoctl/support_explain_online.h"
 #include "tools/topoctl/support_output.h"
 
@@ -58,60 +58,6 @@ bool ReadFile(const std::string& path, std::string& text) {
   }
   text = buf.str();
   return true;
-}
-
-std::string Ids(const std::vector<int>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
-  return out;
-}
-
-// The report for people: per merge the providers' hints, the merged hint and the decision;
-// then the decision and the allocation.
-void PrintTable(const admission::NodePolicy& node, const topologyd::pod::Pod& pod,
-                const admission::AdmissionResult& r) {
-  const admission::Explanation& e = r.explanation;
-  std::cout << "Pod " << pod.namespace_name << "/" << pod.name << " (uid " << pod.uid << ")\n";
-  std::cout << "Topology manager: policy " << topologyd::hints::PolicyName(e.policy) << ", scope "
-            << admission::ScopeName(e.scope) << "\n";
-  for (const std::string& note : e.notes) std::cout << "Note: " << note << "\n";
-  for (const admission::MergeStep& step : e.merges) {
-    std::cout << "\n"
-              << (step.container ? "Container \"" + *step.container + "\"" : std::string("Pod"))
-              << "\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const admission::ProviderHintsEntry& p : step.providers) {
-      if (!p.hints.has_value() || p.hints->empty()) {
-        rows.push_back({p.provider, "-", "no preference"});
-        continue;
-      }
-      for (const auto& [resource, list] : *p.hints) {
-        rows.push_back({p.provider, resource, admission::HintListText(list, node.numa_ids, 8)});
-      }
-    }
-    std::cout << RenderTable({"PROVIDER", "RESOURCE", "HINTS"}, rows);
-    std::cout << "Merged: " << admission::HintText(step.merged.hint, node.numa_ids) << " -> "
-              << (step.merged.admit ? "admit" : "reject") << "\n";
-  }
-  std::cout << "\nDecision: " << (r.admitted ? "ADMITTED" : "REJECTED (" + r.reason + ")") << "\n";
-  if (!r.admitted) {
-    std::cout << "Message: " << r.message << "\n";
-    return;
-  }
-  std::vector<std::vector<std::string>> rows;
-  for (const admission::ContainerAllocation& c : r.containers) {
-    std::string devices;
-    for (const auto& [resource, ids] : c.devices) {
-      std::string list;
-      for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
-      devices += (devices.empty() ? "" : " ") + resource + "=" + list;
-    }
-    rows.push_back({c.name + (c.init ? " (init)" : ""), c.cpus.ToString(),
-                    c.exclusive ? "yes" : "no (shared pool)", Ids(c.numa_affinity),
-                    Ids(c.memory_numa), devices});
-  }
-  std::cout << RenderTable({"CONTAINER", "CPUS", "EXCLUSIVE", "NUMA", "MEMORY NUMA", "DEVICES"},
-                           rows);
 }
 
 int RunExplain(const ExplainFlags& flags, const GlobalOptions& globals) {
@@ -147,7 +93,7 @@ int RunExplain(const ExplainFlags& flags, const GlobalOptions& globals) {
   if (!result.ok()) return Fail(kExitRefused, std::string(result.status().message()));
 
   if (globals.format() == OutputFormat::kTable) {
-    PrintTable(*node, *pod, *result);
+    PrintOfflineExplainTable(*node, *pod, *result);
   } else {
     PrintDocument(admission::AdmissionResultToJson(*node, *result, /*with_explanation=*/true),
                   globals.format());

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "lib/common/absl_fmt.h"
@@ -70,6 +71,8 @@ std::string HintListText(const nlohmann::json& list) {
   return out;
 }
 
+}  // namespace
+
 void PrintExplainTable(const nlohmann::json& doc) {
   PrintDecisionTable(doc);
   std::cout << "\npolicy " << doc["policy"].get<std::string>() << ", scope "
@@ -97,10 +100,11 @@ void PrintExplainTable(const nlohmann::json& doc) {
                         (merged["preferred"].get<bool>() ? " preferred" : " not preferred") +
                         (merged["admit"].get<bool>() ? ", admit" : ", refuse")});
     std::cout << RenderTable({"PROVIDER", "RESOURCE", "HINTS"}, rows);
+    if (merged.contains("limit_error")) {
+      std::cout << "merge given up: " << merged["limit_error"].get<std::string>() << "\n";
+    }
   }
 }
-
-}  // namespace
 
 nlohmann::json ExplainResponseToJson(const v1::ExplainResponse& response) {
   nlohmann::json doc = DecisionToJson(response.decision());
@@ -123,10 +127,13 @@ nlohmann::json ExplainResponseToJson(const v1::ExplainResponse& response) {
       p[r.resource()] = ResourceHintsJson(r);
     }
     hints.push_back({{"container", ContainerName(e)}, {"providers", providers}});
-    merged.push_back({{"container", ContainerName(e)},
-                      {"affinity", Affinity(e.merged())},
-                      {"preferred", e.merged().preferred()},
-                      {"admit", e.admit()}});
+    nlohmann::json m = {{"container", ContainerName(e)},
+                        {"affinity", Affinity(e.merged())},
+                        {"preferred", e.merged().preferred()},
+                        {"admit", e.admit()}};
+    // As the offline document: the key only for a merge given up at its limits.
+    if (!e.limit_error().empty()) m["limit_error"] = e.limit_error();
+    merged.push_back(std::move(m));
   }
   doc["hints"] = hints;
   doc["merged"] = merged;

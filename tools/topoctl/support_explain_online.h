@@ -5,12 +5,11 @@
 // (lib/admission/admission_json.h, AdmissionResultToJson with the explanation):
 //   {"admitted", "reason", "message", "containers": [...], "policy", "scope", "notes",
 //    "hints": [{"container": NAME | null, "providers": {...}}],
-//    "merged": [{"container": NAME | null, "affinity": [ids] | null, "preferred", "admit"}]}
+//    "merged": [{"container": NAME | null, "affinity": [ids] | null, "preferred", "admit",
+//                "limit_error" (only when set: a merge given up at its limits)}]}
 // rebuilt from the ExplainResponse. A ResourceHints with an empty resource stands for the
 // whole provider: no map at all when no_preference is set (null), else an empty map ({}).
-// Two parts have no field in the v1 proto and are reconstructed: "notes" is always [], and
-// an upward-closed list's "universe" is the daemon's NUMA nodes (those with CPUs for the cpu
-// provider), the universe the providers use. The table form is for people.
+// The table form is for people.
 #pragma once
 
 #include <string>
@@ -30,5 +29,9 @@ int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file);
 
 // The JSON document above, built from the daemon's reply alone.
 nlohmann::json ExplainResponseToJson(const topologyd::v1::ExplainResponse& response);
+
+// Prints that document as the table for people: the decision, then per merge its hints and
+// merged hint, and "merge given up: MESSAGE" for a merge given up at its limits.
+void PrintExplainTable(const nlohmann::json& doc);
 
 }  // namespace topoctl

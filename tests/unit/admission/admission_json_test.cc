@@ -53,6 +53,7 @@ TEST(AdmissionJsonTest, AdmittedPodWithExplanation) {
   EXPECT_EQ(doc["merged"][0]["affinity"], nlohmann::json({0}));
   EXPECT_EQ(doc["merged"][0]["preferred"], true);
   EXPECT_EQ(doc["merged"][0]["admit"], true);
+  EXPECT_FALSE(doc["merged"][0].contains("limit_error"));  // only for a merge given up
 
   const nlohmann::json plain = AdmissionResultToJson(node, r, /*with_explanation=*/false);
   EXPECT_FALSE(plain.contains("hints"));
@@ -97,6 +98,35 @@ TEST(AdmissionJsonTest, OsIdsNotPositions) {
   EXPECT_EQ(r.containers[0].numa_affinity, std::vector<int>{7});
   const nlohmann::json doc = AdmissionResultToJson(node, r, true);
   EXPECT_EQ(doc["merged"][0]["affinity"], nlohmann::json({7}));
+}
+
+// A merge given up at its limits carries the merge's message; the others keep their shape.
+TEST(AdmissionJsonTest, MergeGivenUpAtItsLimitsHasLimitError) {
+  const NodePolicy node = Node(BaseConfig("best-effort"), Machine(MachineSpec{.gpus_per_node = 1}));
+  AdmitOptions starved;
+  starved.merge_limits.max_steps = 1;  // no upward-closed list fits
+  // "web" (Burstable pod: no CPU or memory hints) merges for free; "gpu" needs steps.
+  absl::StatusOr<AdmissionResult> r = Explain(
+      node, node.empty_state,
+      Pod("p1", {Ctr("web", {{"cpu", "500m"}}), Ctr("gpu", {{"nvidia.com/gpu", "1"}})}), starved);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_FALSE(r->admitted);
+  ASSERT_EQ(r->explanation.merges.size(), 2U);
+  ASSERT_TRUE(r->explanation.merges[0].limit_error.empty());
+  const std::string& limit_error = r->explanation.merges[1].limit_error;
+  ASSERT_THAT(limit_error, ::testing::HasSubstr("work limit"));
+
+  const nlohmann::json doc = AdmissionResultToJson(node, *r, /*with_explanation=*/true);
+  ASSERT_EQ(doc["merged"].size(), 2U);
+  EXPECT_EQ(doc["merged"][0], nlohmann::json::parse(R"({"container": "web", "affinity": [0, 1],
+                                                        "preferred": true, "admit": true})"));
+  const nlohmann::json& given_up = doc["merged"][1];
+  EXPECT_EQ(given_up["container"], "gpu");
+  EXPECT_TRUE(given_up["affinity"].is_null());
+  EXPECT_EQ(given_up["preferred"], false);
+  EXPECT_EQ(given_up["admit"], false);
+  EXPECT_EQ(given_up["limit_error"], limit_error);
+  EXPECT_THAT(r->message, ::testing::HasSubstr(limit_error));
 }
 
 }  // namespace

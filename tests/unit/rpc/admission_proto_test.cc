@@ -1,0 +1,68 @@
+// Tests of ExplainReplyToProto: each merge's ContainerExplanation, including why a merge was
+// given up at its limits.
+#include "lib/rpc/admission_proto.h"
+
+#include <memory>
+#include <string>
+
+#include "tests/unit/admission/admission_test_util.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace topologyd::rpc {
+namespace {
+
+namespace v1 = ::topologyd::v1;
+using namespace ::topologyd::admission::testing;  // NOLINT
+using ::testing::HasSubstr;
+
+engine::ExplainReply Reply(const admission::NodePolicy& node, admission::AdmissionResult result) {
+  return engine::ExplainReply{std::move(result),
+                              std::make_shared<const admission::NodePolicy>(node)};
+}
+
+TEST(AdmissionProtoTest, OrdinaryMergeHasNoLimitError) {
+  const admission::NodePolicy node = Node(BaseConfig("single-numa-node"), Machine({}));
+  absl::StatusOr<admission::AdmissionResult> r = admission::Explain(
+      node, node.empty_state, Pod("p1", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}})}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->admitted) << r->message;
+  v1::ExplainResponse out;
+  ExplainReplyToProto(Reply(node, *r), &out);
+  ASSERT_EQ(out.containers_size(), 1);
+  const v1::ContainerExplanation& e = out.containers(0);
+  EXPECT_EQ(e.name(), "app");
+  EXPECT_TRUE(e.admit());
+  EXPECT_FALSE(e.merged().any_numa());
+  EXPECT_EQ(e.merged().numa_nodes_size(), 1);
+  EXPECT_EQ(e.limit_error(), "");
+}
+
+TEST(AdmissionProtoTest, MergeGivenUpCarriesItsLimitError) {
+  config::Config config = BaseConfig("restricted");
+  config.topology_manager_scope = "pod";
+  const admission::NodePolicy node = Node(config, Machine({}));
+  admission::AdmitOptions starved;
+  starved.merge_limits.max_steps = 1;
+  absl::StatusOr<admission::AdmissionResult> r = admission::Explain(
+      node, node.empty_state, Pod("p1", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}})}), starved);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->explanation.merges.size(), 1U);
+  const std::string limit_error = r->explanation.merges[0].limit_error;
+  ASSERT_THAT(limit_error, HasSubstr("work limit"));
+  v1::ExplainResponse out;
+  ExplainReplyToProto(Reply(node, *r), &out);
+  EXPECT_FALSE(out.decision().admitted());
+  EXPECT_EQ(out.decision().reason(), "TopologyAffinityError");
+  ASSERT_EQ(out.containers_size(), 1);
+  const v1::ContainerExplanation& e = out.containers(0);
+  EXPECT_EQ(e.name(), "");  // pod scope
+  EXPECT_TRUE(e.merged().any_numa());
+  EXPECT_FALSE(e.merged().preferred());
+  EXPECT_FALSE(e.admit());
+  EXPECT_EQ(e.limit_error(), limit_error);
+}
+
+}  // namespace
+}  // namespace topologyd::rpc
