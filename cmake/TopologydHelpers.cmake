@@ -33,6 +33,11 @@ function(topologyd_test)
   target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main
                                             topologyd_warnings)
+  # Test code gets line tables only, which failure backtraces need, instead of full debug
+  # information: a third less compile time per test source. The code under test keeps -g.
+  if(TOPOLOGYD_TEST_LINE_TABLES_ONLY)
+    target_compile_options(${ARG_NAME} PRIVATE $<$<CONFIG:RelWithDebInfo,Debug>:-g1>)
+  endif()
   target_compile_definitions(
     ${ARG_NAME} PRIVATE TOPOLOGYD_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                         TOPOLOGYD_BINARY_DIR="${PROJECT_BINARY_DIR}"
