@@ -13,15 +13,10 @@
 #include "lib/hints/merge.h"
 #include "lib/hints/merge_json.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_output.h"
 
 namespace topoctl {
 namespace {
-
-std::string IdList(const std::vector<int>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
-  return out;
-}
 
 int RunMerge(const GlobalOptions& globals, const std::string& path, bool unlimited) {
   std::string text;

@@ -8,17 +8,7 @@
 #include "tools/topoctl/support_output.h"
 
 namespace topoctl {
-namespace {
-
 namespace admission = topologyd::admission;
-
-std::string Ids(const std::vector<int>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
-  return out;
-}
-
-}  // namespace
 
 void PrintOfflineExplainTable(const admission::NodePolicy& node, const topologyd::pod::Pod& pod,
                               const admission::AdmissionResult& r) {
@@ -60,8 +50,8 @@ void PrintOfflineExplainTable(const admission::NodePolicy& node, const topologyd
       devices += (devices.empty() ? "" : " ") + resource + "=" + list;
     }
     rows.push_back({c.name + (c.init ? " (init)" : ""), c.cpus.ToString(),
-                    c.exclusive ? "yes" : "no (shared pool)", Ids(c.numa_affinity),
-                    Ids(c.memory_numa), devices});
+                    c.exclusive ? "yes" : "no (shared pool)", IdList(c.numa_affinity),
+                    IdList(c.memory_numa), devices});
   }
   std::cout << RenderTable({"CONTAINER", "CPUS", "EXCLUSIVE", "NUMA", "MEMORY NUMA", "DEVICES"},
                            rows);

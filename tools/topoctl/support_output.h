@@ -27,6 +27,9 @@ void PrintDocument(const nlohmann::json& doc, OutputFormat format);
 void PrintResult(const nlohmann::json& doc, OutputFormat format,
                  const std::function<void(const nlohmann::json&)>& print_table);
 
+// "0,2,3": ids as a table cell shows them.
+std::string IdList(const std::vector<int>& ids);
+
 // A minimal text table: a header row, then rows; columns padded to their widest cell.
 std::string RenderTable(const std::vector<std::string>& header,
                         const std::vector<std::vector<std::string>>& rows);

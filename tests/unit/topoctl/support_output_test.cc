@@ -11,6 +11,12 @@ namespace {
 // A container name from a manifest may hold any bytes; nlohmann's dump() throws on them.
 const nlohmann::json kBadUtf8 = {{"containers", {{{"name", "c\xff"}}}}, {"admitted", true}};
 
+TEST(SupportOutputTest, IdListJoinsWithCommas) {
+  EXPECT_EQ(IdList({}), "");
+  EXPECT_EQ(IdList({4}), "4");
+  EXPECT_EQ(IdList({0, 2, 3}), "0,2,3");
+}
+
 TEST(SupportOutputTest, JsonTextReplacesInvalidUtf8) {
   std::string text;
   ASSERT_NO_THROW(text = JsonText(kBadUtf8));
