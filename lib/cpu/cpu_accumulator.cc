@@ -45,7 +45,7 @@ int CpuAccumulator::IdOf(const CpuInfo& info, Level level) {
 
 int CpuAccumulator::FreeCountIn(const std::map<int, CpuSet>& groups, int id) const {
   auto it = groups.find(id);
-  return it == groups.end() ? 0 : it->second.Intersection(free_).Size();
+  return it == groups.end() ? 0 : it->second.IntersectionSize(free_);
 }
 
 void CpuAccumulator::SortAsc(std::vector<int>& ids, const std::map<int, CpuSet>& groups) const {
@@ -59,7 +59,7 @@ void CpuAccumulator::SortAsc(std::vector<int>& ids, const std::map<int, CpuSet>&
 std::vector<int> CpuAccumulator::SortedInner(Level inner, Level outer, int outer_id) const {
   std::set<int> ids;
   for (int cpu : free_) {
-    const CpuInfo& info = topology_.details().at(cpu);
+    const CpuInfo& info = topology_.At(cpu);
     if (IdOf(info, outer) == outer_id) ids.insert(IdOf(info, inner));
   }
   std::vector<int> sorted(ids.begin(), ids.end());
@@ -75,7 +75,7 @@ CpuSet CpuAccumulator::FreeCpusInNuma(int numa) const {
 std::vector<int> CpuAccumulator::SortedNumaNodes() const {
   if (numa_first_) {
     std::set<int> ids;
-    for (int cpu : free_) ids.insert(topology_.details().at(cpu).numa_id);
+    for (int cpu : free_) ids.insert(topology_.At(cpu).numa_id);
     std::vector<int> sorted(ids.begin(), ids.end());
     SortAsc(sorted, topology_.NumaNodes());
     return sorted;
@@ -90,7 +90,7 @@ std::vector<int> CpuAccumulator::SortedNumaNodes() const {
 std::vector<int> CpuAccumulator::SortedSockets() const {
   if (!numa_first_) {
     std::set<int> ids;
-    for (int cpu : free_) ids.insert(topology_.details().at(cpu).socket_id);
+    for (int cpu : free_) ids.insert(topology_.At(cpu).socket_id);
     std::vector<int> sorted(ids.begin(), ids.end());
     SortAsc(sorted, topology_.Sockets());
     return sorted;
@@ -237,7 +237,7 @@ void CpuAccumulator::TakePartialUncore(int uncore) {
   // uncore cache, then every free CPU of those cores wherever its uncore cache is.
   std::set<int> core_ids;
   for (int cpu : free_) {
-    const CpuInfo& info = topology_.details().at(cpu);
+    const CpuInfo& info = topology_.At(cpu);
     if (info.uncore_id == uncore) core_ids.insert(info.core_id);
   }
   CpuSet cpus;

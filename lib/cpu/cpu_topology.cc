@@ -1,6 +1,8 @@
 #include "lib/cpu/cpu_topology.h"
 
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace topologyd::cpu {
@@ -10,7 +12,11 @@ CpuTopology::CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details,
     : counters_(counters),
       details_(std::move(details)),
       numa_positions_(std::move(numa_positions)) {
+  if (!details_.empty() && details_.rbegin()->first >= 0) {
+    by_id_.resize(static_cast<size_t>(details_.rbegin()->first) + 1);
+  }
   for (const auto& [cpu, info] : details_) {
+    if (cpu >= 0) by_id_[static_cast<size_t>(cpu)] = info;
     cpus_.Add(cpu);
     numa_cpus_[info.numa_id].Add(cpu);
     socket_cpus_[info.socket_id].Add(cpu);
@@ -34,8 +40,18 @@ int CpuTopology::CpusPerUncore() const {
 }
 
 const CpuInfo* CpuTopology::Find(int cpu) const {
+  if (cpu >= 0 && static_cast<size_t>(cpu) < by_id_.size()) {
+    return cpus_.Contains(cpu) ? &by_id_[static_cast<size_t>(cpu)] : nullptr;
+  }
+  // Negative ids (only a hand-built map has them) are not in the table.
   auto it = details_.find(cpu);
   return it == details_.end() ? nullptr : &it->second;
+}
+
+const CpuInfo& CpuTopology::At(int cpu) const {
+  const CpuInfo* info = Find(cpu);
+  if (info == nullptr) throw std::out_of_range("CPU " + std::to_string(cpu) + " is not in the map");
+  return *info;
 }
 
 std::vector<int> CpuTopology::NumaIds() const {
@@ -64,7 +80,7 @@ CpuSet CpuTopology::CpusInSockets(const std::vector<int>& ids) const {
 
 std::vector<int> CpuTopology::SocketsInNumaNodes(const std::vector<int>& ids) const {
   std::set<int> sockets;
-  for (int cpu : CpusInNumaNodes(ids)) sockets.insert(details_.at(cpu).socket_id);
+  for (int cpu : CpusInNumaNodes(ids)) sockets.insert(At(cpu).socket_id);
   return {sockets.begin(), sockets.end()};
 }
 

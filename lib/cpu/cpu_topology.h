@@ -68,8 +68,11 @@ class CpuTopology {
   int CpusPerUncore() const;
 
   const std::map<int, CpuInfo>& details() const { return details_; }
-  // nullptr when `cpu` is not in the map.
+  // nullptr when `cpu` is not in the map. Constant time: the allocator asks for every free
+  // CPU several times per admission.
   const CpuInfo* Find(int cpu) const;
+  // Like details().at(cpu): throws std::out_of_range when `cpu` is not in the map.
+  const CpuInfo& At(int cpu) const;
 
   // Every CPU in the map.
   const CpuSet& Cpus() const { return cpus_; }
@@ -97,6 +100,9 @@ class CpuTopology {
  private:
   CpuCounters counters_;
   std::map<int, CpuInfo> details_;
+  // details_ indexed by non-negative CPU id (ids absent from the map hold a default CpuInfo;
+  // cpus_ says which are present). Sized by the largest id, like a CpuSet of these CPUs.
+  std::vector<CpuInfo> by_id_;
   std::map<int, int> numa_positions_;
   CpuSet cpus_;
   std::map<int, CpuSet> numa_cpus_;

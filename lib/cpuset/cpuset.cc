@@ -156,6 +156,13 @@ int CpuSet::Size() const {
   return n;
 }
 
+int CpuSet::IntersectionSize(const CpuSet& other) const {
+  const size_t common = std::min(words_.size(), other.words_.size());
+  int n = 0;
+  for (size_t i = 0; i < common; ++i) n += std::popcount(words_[i] & other.words_[i]);
+  return n;
+}
+
 bool CpuSet::IsSubsetOf(const CpuSet& other) const {
   for (size_t i = 0; i < words_.size(); ++i) {
     uint64_t o = i < other.words_.size() ? other.words_[i] : 0;

@@ -48,6 +48,8 @@ class CpuSet {
   bool IsEmpty() const { return Size() == 0; }
   bool IsSubsetOf(const CpuSet& other) const;
   bool Intersects(const CpuSet& other) const;
+  // Intersection(other).Size() without building the intersection.
+  int IntersectionSize(const CpuSet& other) const;
 
   CpuSet Union(const CpuSet& other) const;
   CpuSet Intersection(const CpuSet& other) const;

@@ -115,6 +115,9 @@ TEST(CpuSetTest, SetAlgebra) {
   CpuSet b{2, 3, 4, 65, 130};
   EXPECT_EQ(a.Union(b).ToString(), "0-4,64-65,130");
   EXPECT_EQ(a.Intersection(b).ToString(), "2-3,65");
+  EXPECT_EQ(a.IntersectionSize(b), 3);
+  EXPECT_EQ(b.IntersectionSize(a), 3);
+  EXPECT_EQ(a.IntersectionSize(CpuSet()), 0);
   EXPECT_EQ(a.Difference(b).ToString(), "0-1,64");
   EXPECT_EQ(b.Difference(a).ToString(), "4,130");
   EXPECT_TRUE(CpuSet({2, 65}).IsSubsetOf(a));
@@ -157,6 +160,7 @@ TEST(CpuSetTest, IteratesAscendingAndMatchesStdSet) {
     std::vector<int> inter, diff;
     for (int x : ref_a) (ref_b.count(x) ? inter : diff).push_back(x);
     EXPECT_EQ(a.Intersection(b).ToVector(), inter);
+    EXPECT_EQ(a.IntersectionSize(b), static_cast<int>(inter.size()));
     EXPECT_EQ(a.Difference(b).ToVector(), diff);
     // Round trip through text.
     auto parsed = CpuSet::Parse(a.ToString());
