@@ -141,7 +141,10 @@ std::optional<Failure> RunMerge(const NodePolicy& node, hints::Policy policy,
   input.distances = node.distances;
   input.policy = policy;
   input.options = node.options;
-  for (const ProviderHintsEntry& p : step.providers) input.providers.push_back(p.hints);
+  for (const ProviderHintsEntry& p : step.providers) {
+    input.providers.push_back(p.hints);
+    input.provider_names.push_back(p.provider);
+  }
   absl::StatusOr<hints::MergeResult> merged = hints::MergeWithin(input, limits);
   if (!merged.ok()) {
     // Only RESOURCE_EXHAUSTED is possible: the input is the node's own, already validated.

@@ -194,19 +194,24 @@ struct List {
   // Size of the narrowest non-nil affinity (raw, as kubelet counts it); -1 if none.
   int min_count = -1;
   // Where the list came from, for messages: its position among all lists, the provider's
-  // position (both from 0) and the resource ("" for a provider without a map).
+  // position (both from 0) and name ("" when the input names none), and the resource (""
+  // for a provider without a map).
   size_t index = 0;
   size_t provider = 0;
+  std::string_view provider_name;
   std::string_view resource;
 };
 
-// "hint list 3 of 4 (provider 2, resource "memory")", counting from 1 as people do.
+// "hint list 3 of 4 (provider 2, resource "memory")", counting from 1 as people do, or
+// "(provider "memory", ...)" when the provider has a name.
 std::string ListName(const List& l, size_t lists) {
-  if (l.resource.empty()) {
-    return fmt::format("hint list {} of {} (provider {})", l.index + 1, lists, l.provider + 1);
-  }
-  return fmt::format("hint list {} of {} (provider {}, resource \"{}\")", l.index + 1, lists,
-                     l.provider + 1, l.resource);
+  const std::string provider = l.provider_name.empty()
+                                   ? fmt::format("provider {}", l.provider + 1)
+                                   : fmt::format("provider \"{}\"", l.provider_name);
+  if (l.resource.empty())
+    return fmt::format("hint list {} of {} ({})", l.index + 1, lists, provider);
+  return fmt::format("hint list {} of {} ({}, resource \"{}\")", l.index + 1, lists, provider,
+                     l.resource);
 }
 
 class ListBuilder {
@@ -215,8 +220,9 @@ class ListBuilder {
       : default_(default_mask), single_numa_(single_numa), total_(lists), budget_(budget) {}
 
   // The provider and resource of the lists added next.
-  void SetSource(size_t provider, std::string_view resource) {
+  void SetSource(size_t provider, std::string_view provider_name, std::string_view resource) {
     provider_ = provider;
+    provider_name_ = provider_name;
     resource_ = resource;
   }
 
@@ -295,6 +301,7 @@ class ListBuilder {
     List l;
     l.index = lists_.size();
     l.provider = provider_;
+    l.provider_name = provider_name_;
     l.resource = resource_;
     return l;
   }
@@ -311,6 +318,7 @@ class ListBuilder {
   size_t total_;
   Budget& budget_;
   size_t provider_ = 0;
+  std::string_view provider_name_;
   std::string_view resource_;
   std::vector<List> lists_;
 };
@@ -331,13 +339,15 @@ std::optional<std::vector<List>> BuildLists(const MergeInput& input, uint64_t de
   ListBuilder b(default_mask, single_numa, CountLists(input), budget);
   for (size_t p = 0; p < input.providers.size(); ++p) {
     const ProviderHints& provider = input.providers[p];
-    b.SetSource(p, "");
+    const std::string_view name =
+        p < input.provider_names.size() ? std::string_view(input.provider_names[p]) : "";
+    b.SetSource(p, name, "");
     if (!provider || provider->empty()) {
       if (!b.AddNoPreference()) return std::nullopt;
       continue;
     }
     for (const auto& [resource, list] : *provider) {
-      b.SetSource(p, resource);
+      b.SetSource(p, name, resource);
       bool ok = true;
       if (!list) {
         ok = b.AddNoPreference();

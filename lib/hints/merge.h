@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "lib/hints/numa_mask.h"
@@ -43,6 +44,9 @@ struct MergeInput {
   // One entry per hint provider, in kubelet's registration order (the result does not depend
   // on the order).
   std::vector<ProviderHints> providers;
+  // Optional names of the providers, by the same position, used only in messages ("provider
+  // \"memory\"" instead of "provider 3"); a provider without a name here goes by position.
+  std::vector<std::string> provider_names;
 };
 
 struct MergeResult {
@@ -98,8 +102,9 @@ struct MergeLimits {
 // would hold more masks or take more steps than allowed. The message names the limit passed,
 // the sizes reached and where, e.g. "hint merge exceeds its memory limit: 6291456 NUMA masks
 // held while adding the 2 masks of hint list 22 of 26 (provider 22, resource \"memory\") to
-// 2097152 reachable masks on 26 NUMA nodes (limit 4194304 masks)". Never a different answer:
-// the merge stops, it does not cut corners.
+// 2097152 reachable masks on 26 NUMA nodes (limit 4194304 masks)"; with `provider_names`,
+// "(provider \"memory\", resource \"memory\")". Never a different answer: the merge stops, it
+// does not cut corners.
 [[nodiscard]] absl::StatusOr<MergeResult> MergeWithin(const MergeInput& input,
                                                       const MergeLimits& limits = MergeLimits());
 

@@ -40,6 +40,9 @@ TEST(MergeLimitTest, ExhaustedMergeIsATopologyAffinityRejection) {
                                      "work limit: more than 1 steps"))
       << r->message;
   EXPECT_NE(r->message.find("on 2 NUMA nodes"), std::string::npos) << r->message;
+  // The list is named by its provider, not by its position among the providers.
+  EXPECT_NE(r->message.find("(provider \"cpu\", resource \"cpu\")"), std::string::npos)
+      << r->message;
   EXPECT_TRUE(r->containers.empty());
   EXPECT_TRUE(r->new_state == state);
   // The explanation records the merge that was given up.

@@ -60,6 +60,26 @@ TEST(MergeLimitsTest, AdversarialListsStopAtTheMaskLimit) {
   EXPECT_LE(stats.steps, MergeLimits::kDefaultMaxSteps);
 }
 
+TEST(MergeLimitsTest, NamedProvidersAreNamedInTheMessage) {
+  MergeInput in = AllButOne(26, 26);
+  for (size_t p = 0; p < in.providers.size(); ++p) {
+    in.provider_names.push_back("provider-" + std::to_string(p));
+  }
+  in.provider_names.resize(in.providers.size() - 3);  // the last three go by position
+  absl::StatusOr<MergeResult> r = MergeWithin(in);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find(
+                "of hint list 22 of 26 (provider \"provider-21\", resource \"r\") to"),
+            std::string::npos)
+      << r.status();
+
+  in.provider_names.resize(21);  // the list the merge stops at is unnamed
+  r = MergeWithin(in);
+  EXPECT_NE(r.status().message().find("of hint list 22 of 26 (provider 22, resource \"r\") to"),
+            std::string::npos)
+      << r.status();
+}
+
 TEST(MergeLimitsTest, MoreListsDoNotMeanMoreWork) {
   // The merge stops at the same list whatever follows it.
   const MergeStats a = Measure(AllButOne(26, 26), MergeLimits());
