@@ -166,6 +166,23 @@ TEST_F(StateRecordsTest, ZeroRequestOfAMissingHugepageSizeSurvivesARestart) {
   EXPECT_EQ(restored->memory.assignments, state_.memory.assignments);
 }
 
+// After a reboot the kernel reports each node's memory a few KiB smaller or larger (KASLR moves
+// the kernel image), which stops kubelet's Static memory manager from starting (it compares
+// the stored machine state exactly). Stored totals are not compared here: the allocations are
+// replayed onto the machine as it is now, and they still fit.
+TEST_F(StateRecordsTest, MemoryTotalsThatMoveByAFewKiBAreNotAConflict) {
+  for (const int64_t delta : {int64_t{-12} * 1024, int64_t{8} * 1024}) {
+    MachineSpec spec{.gpus_per_node = 2};
+    spec.memory_per_node =
+        static_cast<uint64_t>(static_cast<int64_t>(spec.memory_per_node) + delta);
+    const NodePolicy rebooted = Node(BaseConfig("best-effort"), Machine(spec));
+    absl::StatusOr<AllocationState> restored = RestoreAllocationState(rebooted, records_);
+    ASSERT_TRUE(restored.ok()) << delta << ": " << restored.status();
+    EXPECT_EQ(restored->memory.assignments, state_.memory.assignments) << delta;
+    EXPECT_EQ(restored->cpu.assignments, state_.cpu.assignments) << delta;
+  }
+}
+
 TEST_F(StateRecordsTest, MemoryThatNoLongerFitsIsAConflict) {
   config::Config config = BaseConfig("best-effort");
   config.reserved_memory = {{.numa_node = 0, .limits = {{"memory", "10Gi"}}},
