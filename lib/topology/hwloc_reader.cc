@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 
 #include "absl/status/status.h"
@@ -238,6 +240,12 @@ absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
   }
   switch (source.kind) {
     case TopologySource::Kind::kLive:
+      // hwloc's environment can stand in for the machine (how tests point it elsewhere); an
+      // XML file named there can crash hwloc like a configured one.
+      if (const char* xml = std::getenv("HWLOC_XMLFILE"); xml != nullptr && *xml != '\0') {
+        TOPOLOGYD_RETURN_IF_ERROR(ProbeLoadInChild(
+            topology.get(), fmt::format("{} (HWLOC_XMLFILE {})", what, EscapeForMessage(xml))));
+      }
       break;
     case TopologySource::Kind::kXml:
       if (hwloc_topology_set_xml(topology.get(), source.path.c_str()) != 0) {

@@ -34,10 +34,17 @@ std::string DescribeSource(const TopologySource& source) {
 }
 
 absl::StatusOr<Topology> LoadTopology(const TopologySource& source) {
+  // hwloc builds whatever a synthetic description asks for before our checks can run. Such a
+  // description may also come from hwloc's environment, which stands in for the live machine.
   if (source.kind == TopologySource::Kind::kSynthetic) {
-    // hwloc builds whatever the description asks for before our checks can run.
     TOPOLOGYD_RETURN_IF_ERROR(
         PrecheckSyntheticDescription(source.description, DescribeSource(source)));
+  }
+  if (const char* synthetic = std::getenv("HWLOC_SYNTHETIC");
+      source.kind == TopologySource::Kind::kLive && synthetic != nullptr && *synthetic != '\0') {
+    TOPOLOGYD_RETURN_IF_ERROR(PrecheckSyntheticDescription(
+        synthetic, fmt::format("{} (HWLOC_SYNTHETIC {})", DescribeSource(source),
+                               QuoteForMessage(synthetic, kMaxShownSynthetic))));
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
   MachineDescription machine = DescribeMachine(hwloc.get());

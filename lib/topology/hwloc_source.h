@@ -4,7 +4,8 @@
 //   - kLive: this machine. Every online CPU is included, also those outside the calling
 //     process's cpuset (HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED), because the daemon places
 //     other processes than itself. hwloc's usual environment (HWLOC_FSROOT, HWLOC_XMLFILE,
-//     ...) still applies, which is how tests point it at a fake sysfs.
+//     ...) still applies, which is how tests point it at a fake sysfs; an XML file or
+//     synthetic description named there gets the checks of the kinds below.
 //   - kXml: an hwloc XML export (`lstopo --of xml`, v1 or v2 format), read from `path`.
 //   - kSynthetic: an hwloc synthetic description in `description`, e.g.
 //     "pack:2 numa:2 core:4 pu:2". One hwloc would take long to build is refused first

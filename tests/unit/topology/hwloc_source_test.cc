@@ -183,14 +183,34 @@ TEST(LoadTopologyTest, BrokenXmlIsInvalidArgumentNamingTheFile) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("not a regular file"));
 }
 
-TEST(LoadTopologyTest, XmlThatCrashesHwlocIsInvalidArgument) {
-  // Without package 1's complete_cpuset hwloc 2.9 segfaults inside hwloc_topology_load(); the
-  // load must fail with a status instead of taking this process down.
+// The fixture without package 1's complete_cpuset: hwloc 2.9 segfaults inside
+// hwloc_topology_load() on it.
+std::string XmlThatCrashesHwloc() {
   std::string xml = ReadFile(kFixture);
   const std::string attribute = " complete_cpuset=\"0x000000f0\"";
   const size_t at = xml.find(attribute, xml.find("type=\"Package\" os_index=\"1\""));
-  ASSERT_NE(at, std::string::npos);
-  xml.erase(at, attribute.size());
+  if (at != std::string::npos) xml.erase(at, attribute.size());
+  return xml;
+}
+
+// Sets an environment variable for one test (the tests of a binary run on one thread).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+TEST(LoadTopologyTest, XmlThatCrashesHwlocIsInvalidArgument) {
+  // The load must fail with a status instead of taking this process down.
+  const std::string xml = XmlThatCrashesHwloc();
+  ASSERT_NE(xml, ReadFile(kFixture));
   TempDir dir;
   std::string path = dir.Write("no_complete_cpuset.xml", xml);
 
@@ -252,6 +272,36 @@ TEST(LoadTopologyTest, LiveMachineLoads) {
   EXPECT_FALSE(topology.numa_nodes.empty());
   EXPECT_GE(topology.AllCpus().Size(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
   EXPECT_FALSE(topology.kubelet_test_map);
+}
+
+// hwloc's environment replaces the live discovery (HWLOC_XMLFILE, HWLOC_SYNTHETIC); what it
+// names gets the checks of the configured kinds.
+TEST(LoadTopologyTest, LiveMachineFromHwlocEnvironmentIsCheckedLikeAConfiguredSource) {
+  TempDir dir;
+  const std::string crashing = dir.Write("no_complete_cpuset.xml", XmlThatCrashesHwloc());
+  {
+    ScopedEnv xml("HWLOC_XMLFILE", crashing);
+    absl::Status status = LoadTopology(TopologySource::Live()).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("hwloc crashed (signal"));
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("the live machine (HWLOC_XMLFILE " + crashing + ")"));
+  }
+  {
+    ScopedEnv xml("HWLOC_XMLFILE", kFixture);
+    EXPECT_EQ(LoadOk(TopologySource::Live()), LoadOk(TopologySource::Xml(kFixture)));
+  }
+  {
+    ScopedEnv synthetic("HWLOC_SYNTHETIC", "pu:8193");
+    absl::Status status = LoadTopology(TopologySource::Live()).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_EQ(status, PrecheckSyntheticDescription(
+                          "pu:8193", "the live machine (HWLOC_SYNTHETIC \"pu:8193\")"));
+  }
+  {
+    ScopedEnv synthetic("HWLOC_SYNTHETIC", "pack:3 pu:2");
+    EXPECT_EQ(LoadOk(TopologySource::Live()).AllCpus(), CpuSet::Range(0, 5));
+  }
 }
 
 TEST(LoadHwlocTest, DescribeThenBuildEqualsLoadTopology) {
