@@ -208,8 +208,9 @@ std::string ListName(const List& l, size_t lists) {
   const std::string provider = l.provider_name.empty()
                                    ? fmt::format("provider {}", l.provider + 1)
                                    : fmt::format("provider \"{}\"", l.provider_name);
-  if (l.resource.empty())
+  if (l.resource.empty()) {
     return fmt::format("hint list {} of {} ({})", l.index + 1, lists, provider);
+  }
   return fmt::format("hint list {} of {} ({}, resource \"{}\")", l.index + 1, lists, provider,
                      l.resource);
 }
