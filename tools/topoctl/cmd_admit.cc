@@ -39,7 +39,7 @@ int RunAdmit(const GlobalOptions& g, const std::string& pod_file) {
   return kExitOk;
 }
 
-void Install(CLI::App& root, CommandContext& ctx) {
+void InstallAdmit(CLI::App& root, CommandContext& ctx) {
   auto pod_file = std::make_shared<std::string>();
   CLI::App* cmd = root.add_subcommand(
       "admit", "admit a pod: reserve CPUs, memory nodes and devices for its containers");
@@ -50,7 +50,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
   });
 }
 
-TOPOCTL_REGISTER_COMMAND(Install);
+TOPOCTL_REGISTER_COMMAND(InstallAdmit);
 
 }  // namespace
 }  // namespace topoctl

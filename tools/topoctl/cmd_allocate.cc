@@ -53,7 +53,7 @@ int RunAllocate(const GlobalOptions& g, const AllocateOptions& o) {
   return kExitOk;
 }
 
-void Install(CLI::App& root, CommandContext& ctx) {
+void InstallAllocate(CLI::App& root, CommandContext& ctx) {
   auto options = std::make_shared<AllocateOptions>();
   CLI::App* cmd = root.add_subcommand(
       "allocate", "bind an admitted container to its container id and cgroup; print its pinning");
@@ -68,7 +68,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
   });
 }
 
-TOPOCTL_REGISTER_COMMAND(Install);
+TOPOCTL_REGISTER_COMMAND(InstallAllocate);
 
 }  // namespace
 }  // namespace topoctl

@@ -56,7 +56,7 @@ void PrintAllocationsTable(const nlohmann::json& doc) {
                    rows);
 }
 
-void Install(CLI::App& root, CommandContext& ctx) {
+void InstallAllocations(CLI::App& root, CommandContext& ctx) {
   CLI::App* cmd = root.add_subcommand(
       "allocations", "list every admitted pod's allocation, the reserved CPUs and the shared pool");
   cmd->callback([&ctx] {
@@ -73,7 +73,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
   });
 }
 
-TOPOCTL_REGISTER_COMMAND(Install);
+TOPOCTL_REGISTER_COMMAND(InstallAllocations);
 
 }  // namespace
 }  // namespace topoctl

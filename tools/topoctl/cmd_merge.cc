@@ -75,7 +75,7 @@ int RunMerge(const GlobalOptions& globals, const std::string& path, bool unlimit
   return kExitOk;
 }
 
-void Install(CLI::App& root, CommandContext& context) {
+void InstallMerge(CLI::App& root, CommandContext& context) {
   auto* cmd = root.add_subcommand(
       "merge", "merge hint providers' answers as kubelet's Topology Manager would (offline)");
   auto path = std::make_shared<std::string>();
@@ -95,4 +95,4 @@ void Install(CLI::App& root, CommandContext& context) {
 }  // namespace
 }  // namespace topoctl
 
-TOPOCTL_REGISTER_COMMAND(topoctl::Install);
+TOPOCTL_REGISTER_COMMAND(topoctl::InstallMerge);

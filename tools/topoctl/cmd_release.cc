@@ -40,7 +40,7 @@ int RunRelease(const GlobalOptions& g, const ReleaseOptions& o) {
   return kExitOk;
 }
 
-void Install(CLI::App& root, CommandContext& ctx) {
+void InstallRelease(CLI::App& root, CommandContext& ctx) {
   auto options = std::make_shared<ReleaseOptions>();
   CLI::App* cmd = root.add_subcommand("release", "release a pod's allocation, or one container's");
   // An empty --container (an unset shell variable) would otherwise mean the whole pod.
@@ -58,7 +58,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
   });
 }
 
-TOPOCTL_REGISTER_COMMAND(Install);
+TOPOCTL_REGISTER_COMMAND(InstallRelease);
 
 }  // namespace
 }  // namespace topoctl

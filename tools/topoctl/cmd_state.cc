@@ -120,7 +120,7 @@ int RunImport(const ImportOptions& o) {
   return kExitOk;
 }
 
-void Install(CLI::App& root, CommandContext& ctx) {
+void InstallState(CLI::App& root, CommandContext& ctx) {
   CLI::App* state = root.add_subcommand("state", "inspect or migrate topologyd's state file");
   state->require_subcommand(1);
   CLI::App* import = state->add_subcommand(
@@ -142,7 +142,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
 );
 }  // namespace topoctl
 
-TOPOCTL_REGISTER_COMMAND(Install);
+TOPOCTL_REGISTER_COMMAND(InstallState);
 
 }  // namespace
 }  // namespace topoctl

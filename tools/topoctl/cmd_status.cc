@@ -118,7 +118,7 @@ void PrintStatusTable(const nlohmann::json& doc) {
   std::cout << RenderTable({"FIELD", "VALUE"}, rows);
 }
 
-void Install(CLI::App& root, CommandContext& ctx) {
+void InstallStatus(CLI::App& root, CommandContext& ctx) {
   CLI::App* cmd =
       root.add_subcommand("status", "show the daemon's version, uptime and configuration");
   cmd->callback([&ctx] {
@@ -135,7 +135,7 @@ void Install(CLI::App& root, CommandContext& ctx) {
   });
 }
 
-TOPOCTL_REGISTER_COMMAND(Install);
+TOPOCTL_REGISTER_COMMAND(InstallStatus);
 
 }  // namespace
 }  // namespace topoctl

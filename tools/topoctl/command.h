@@ -51,4 +51,4 @@ struct CommandRegistration {
 // Registers `installer` (a `void(CLI::App&, topoctl::CommandContext&)` callable).
 #define TOPOCTL_REGISTER_COMMAND(installer)                                    \
   static const ::topoctl::CommandRegistration TOPOCTL_REGISTER_COMMAND_CONCAT( \
-      topoctl_command_registration_, __LINE__)(installer)
+      topoctl_command_registration_, __COUNTER__)(installer)

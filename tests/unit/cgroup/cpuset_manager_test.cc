@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lib/cgroup/naming.h"
+#include "tests/support/cpuset_literal.h"
 #include "tests/unit/cgroup/fake_cgroupfs.h"
 
 #include "gtest/gtest.h"
@@ -22,7 +23,7 @@ using testing::WriteText;
 constexpr char kUidA[] = "11111111-2222-4333-8444-555555555555";
 constexpr char kUidB[] = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
 
-CpuSet S(std::string_view text) { return *CpuSet::Parse(text); }
+using topologyd::testing::S;
 
 std::string Trimmed(std::string text) {
   while (!text.empty() && text.back() == '\n') text.pop_back();

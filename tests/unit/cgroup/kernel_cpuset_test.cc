@@ -16,6 +16,7 @@
 
 #include "lib/cgroup/cpuset_manager.h"
 #include "lib/cgroup/naming.h"
+#include "tests/support/cpuset_literal.h"
 #include "tests/unit/cgroup/fake_cgroupfs.h"
 
 #include "fmt/format.h"
@@ -31,7 +32,7 @@ constexpr char kCgroupRoot[] = "/sys/fs/cgroup";
 constexpr char kCpusetMount[] = "/sys/fs/cgroup/cpuset";
 constexpr char kUid[] = "5e1f0000-0000-4000-8000-00000000c0de";
 
-CpuSet S(std::string_view text) { return *CpuSet::Parse(text); }
+using topologyd::testing::S;
 
 std::string CpusAllowed(pid_t pid) {
   const std::string status = testing::ReadText(fmt::format("/proc/{}/status", pid));

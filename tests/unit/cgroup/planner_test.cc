@@ -5,13 +5,14 @@
 #include <string>
 
 #include "lib/cgroup/naming.h"
+#include "tests/support/cpuset_literal.h"
 
 #include "gtest/gtest.h"
 
 namespace topologyd::cgroup {
 namespace {
 
-CpuSet S(std::string_view text) { return *CpuSet::Parse(text); }
+using topologyd::testing::S;
 
 std::string Show(const std::vector<CpusetWrite>& plan) {
   std::string out;

@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 // The largest duration: INT64_MAX nanoseconds, in whole milliseconds.
 constexpr int64_t kMaxMs = std::numeric_limits<int64_t>::max() / 1'000'000;
 
-std::string ErrorOf(const std::string& text) {
+std::string DurationErrorOf(const std::string& text) {
   auto d = ParseDuration(text);
   EXPECT_FALSE(d.ok()) << text << " gave " << (d.ok() ? d->count() : 0) << "ms";
   return d.ok() ? "" : std::string(d.status().message());
@@ -81,7 +81,7 @@ TEST(DurationTest, SubMillisecondRemaindersAreTruncated) {
 }
 
 TEST(DurationTest, NumbersTooLongForADoubleAreHandled) {
-  EXPECT_THAT(ErrorOf("2" + std::string(308, '0') + "s"), HasSubstr("out of range"));
+  EXPECT_THAT(DurationErrorOf("2" + std::string(308, '0') + "s"), HasSubstr("out of range"));
   EXPECT_EQ(*ParseDuration("0." + std::string(309, '0') + "1s"), milliseconds(0));
   EXPECT_EQ(*ParseDuration("1." + std::string(400, '9') + "s"), milliseconds(1999));
   EXPECT_EQ(*ParseDuration(std::string(400, '0') + "1s"), milliseconds(1000));
@@ -92,18 +92,18 @@ TEST(DurationTest, MoreThanInt64NanosecondsIsOutOfRange) {
   EXPECT_EQ(*ParseDuration("2562047h47m16.854775807s"), milliseconds(kMaxMs));
   for (const char* big : {"9223372036854775808ns", "2562047h47m16.854775808s", "2562048h",
                           "9223372036854775807ns1ns", "99999999999999999999h"}) {
-    EXPECT_THAT(ErrorOf(big), HasSubstr("out of range")) << big;
+    EXPECT_THAT(DurationErrorOf(big), HasSubstr("out of range")) << big;
   }
 }
 
 TEST(DurationTest, ErrorsQuoteTheValue) {
-  EXPECT_EQ(ErrorOf("10x"),
+  EXPECT_EQ(DurationErrorOf("10x"),
             "invalid duration \"10x\": unknown unit \"x\" (examples: 10s, 1m30s, 500ms)");
-  EXPECT_THAT(ErrorOf("10"), HasSubstr("missing unit"));
-  const std::string error = ErrorOf(std::string(1000, '1') + "\nx");
+  EXPECT_THAT(DurationErrorOf("10"), HasSubstr("missing unit"));
+  const std::string error = DurationErrorOf(std::string(1000, '1') + "\nx");
   EXPECT_LT(error.size(), 300U);
   EXPECT_THAT(error, HasSubstr("...(1002 bytes)"));
-  EXPECT_THAT(ErrorOf("1s\n"), HasSubstr("\"1s\\x0a\""));
+  EXPECT_THAT(DurationErrorOf("1s\n"), HasSubstr("\"1s\\x0a\""));
 }
 
 TEST(DurationTest, FormatsRoundTrip) {
