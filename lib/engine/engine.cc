@@ -552,7 +552,11 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
       }
     }
   }
-  for (const auto& [uid, bound] : to_release) {
+  for (const auto& entry : to_release) {
+    // Named references, not a structured binding: C++20 lets lambdas capture bindings, but
+    // clang before 16 refuses it.
+    const std::string& uid = entry.first;
+    const auto& bound = entry.second;
     absl::StatusOr<uint64_t> released = Await<uint64_t>(
         [&](Completion<uint64_t> done) { ReleaseAsync(uid, bound.name, &bound, std::move(done)); });
     const std::string& name = bound.name;

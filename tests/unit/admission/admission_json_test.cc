@@ -50,7 +50,7 @@ TEST(AdmissionJsonTest, AdmittedPodWithExplanation) {
 
   ASSERT_EQ(doc["merged"].size(), 1U);
   EXPECT_EQ(doc["merged"][0]["container"], "app");
-  EXPECT_EQ(doc["merged"][0]["affinity"], nlohmann::json({0}));
+  EXPECT_EQ(doc["merged"][0]["affinity"], nlohmann::json::array({0}));
   EXPECT_EQ(doc["merged"][0]["preferred"], true);
   EXPECT_EQ(doc["merged"][0]["admit"], true);
   EXPECT_FALSE(doc["merged"][0].contains("limit_error"));  // only for a merge given up
