@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git clang-format
+  build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libhwloc-dev hwloc libspdlog-dev libfmt-dev libyaml-cpp-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsystemd-dev
