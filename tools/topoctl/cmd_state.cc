@@ -123,24 +123,23 @@ int RunImport(const ImportOptions& o) {
 void InstallState(CLI::App& root, CommandContext& ctx) {
   CLI::App* state = root.add_subcommand("state", "inspect or migrate topologyd's state file");
   state->require_subcommand(1);
-  CLI::App* import = state->add_subcommand(
+  CLI::App* import_kubelet = state->add_subcommand(
       "import-kubelet",
       "convert kubelet's cpu_manager_state (and memory_manager_state, kubelet_internal_checkpoint) "
       "into a topologyd state file");
   auto options = std::make_shared<ImportOptions>();
-  import->add_option("--cpu-state", options->cpu_state, "kubelet's cpu_manager_state")->required();
-  import->add_option("--memory-state", options->memory_state, "kubelet's memory_manager_state");
-  import->add_option("--device-state", options->device_state,
-                     "kubelet's device-plugins/kubelet_internal_checkpoint");
-  import->add_option("--out", options->out,
-                     "write the state file here (default: print it on standard output)");
-  import->add_flag("--force", options->force, "replace an existing --out file");
-  import->callback([&ctx, options] {
-    ctx.action = [options]() -> int { return RunImport(*options);
-};
-}  // namespace
-);
-}  // namespace topoctl
+  import_kubelet->add_option("--cpu-state", options->cpu_state, "kubelet's cpu_manager_state")
+      ->required();
+  import_kubelet->add_option("--memory-state", options->memory_state,
+                             "kubelet's memory_manager_state");
+  import_kubelet->add_option("--device-state", options->device_state,
+                             "kubelet's device-plugins/kubelet_internal_checkpoint");
+  import_kubelet->add_option("--out", options->out,
+                             "write the state file here (default: print it on standard output)");
+  import_kubelet->add_flag("--force", options->force, "replace an existing --out file");
+  import_kubelet->callback(
+      [&ctx, options] { ctx.action = [options] { return RunImport(*options); }; });
+}
 
 TOPOCTL_REGISTER_COMMAND(InstallState);
 

@@ -48,7 +48,8 @@ struct CommandRegistration {
 
 #define TOPOCTL_REGISTER_COMMAND_CONCAT_INNER(a, b) a##b
 #define TOPOCTL_REGISTER_COMMAND_CONCAT(a, b) TOPOCTL_REGISTER_COMMAND_CONCAT_INNER(a, b)
-// Registers `installer` (a `void(CLI::App&, topoctl::CommandContext&)` callable).
+// Registers `installer` (a `void(CLI::App&, topoctl::CommandContext&)` callable). Numbered by
+// __COUNTER__, not __LINE__: in a unity build two commands can register on the same line.
 #define TOPOCTL_REGISTER_COMMAND(installer)                                    \
   static const ::topoctl::CommandRegistration TOPOCTL_REGISTER_COMMAND_CONCAT( \
       topoctl_command_registration_, __COUNTER__)(installer)
