@@ -1,12 +1,11 @@
 #include "tests/unit/cpu/kubelet_topologies.h"
 
-#include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <mutex>
 
 #include "lib/topology/hwloc_source.h"
+#include "tests/support/cpuset_literal.h"
 
 namespace topologyd::cpu::testing {
 
@@ -70,13 +69,6 @@ absl::StatusOr<CpuTopology> KubeletTopology(const std::string& name) {
   return literal;
 }
 
-CpuSet Cpus(const std::string& list) {
-  absl::StatusOr<CpuSet> set = CpuSet::Parse(list);
-  if (!set.ok()) {
-    std::cerr << "bad cpu list in test data: " << list << "\n";
-    std::abort();
-  }
-  return *set;
-}
+CpuSet Cpus(const std::string& list) { return ::topologyd::testing::S(list); }
 
 }  // namespace topologyd::cpu::testing
