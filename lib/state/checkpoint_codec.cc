@@ -258,11 +258,13 @@ json EncodeData(const State& state) {
 
 // The checksum input: the canonical (compact, keys sorted) form of the document minus its
 // checksum, i.e. {"data":DATA,"generation":G,"version":V}; `canonical_data` is DATA in that
-// form (json::dump() of the data). Built as a string: the keys are already in sorted order.
+// form (json::dump() of the data). Summed in pieces (the keys are already in sorted order),
+// so the data, hundreds of KB with thousands of containers, is not copied.
 std::string ChecksumOf(std::string_view canonical_data, uint64_t generation, uint64_t version) {
-  const std::string unsummed = fmt::format(R"({{"data":{},"generation":{},"version":{}}})",
-                                           canonical_data, generation, version);
-  return fmt::format("crc32c:{:08x}", Crc32c(unsummed));
+  uint32_t crc = Crc32c(R"({"data":)");
+  crc = Crc32c(canonical_data, crc);
+  crc = Crc32c(fmt::format(R"(,"generation":{},"version":{}}})", generation, version), crc);
+  return fmt::format("crc32c:{:08x}", crc);
 }
 
 // `text` with every line after the first indented by two more spaces. JSON text from dump()
