@@ -1,10 +1,10 @@
 # topologyd_prefer_static_archives(TARGETS <imported target>... [EXCEPT <imported target>...])
 #
 # Points the given imported library targets, and every imported library they link to (except
-# those named after EXCEPT, which stay as they are), at the static archive that sits beside their shared object (libfoo.so.N -> libfoo.a), where Debian
-# ships one. gRPC, protobuf and abseil come as about 70 shared objects, and resolving their
-# symbols at every start took the dynamic loader about 25 ms on a small VM, most of a bare
-# `topologyd --version`. Libraries without an archive (libsystemd, spdlog, fmt) stay shared.
+# those named after EXCEPT, which stay as they are), at the static archive beside their shared
+# object (libfoo.so.N -> libfoo.a), where Debian ships one; without an archive a library stays
+# shared. gRPC, protobuf and abseil come as about 70 shared objects, and resolving their
+# symbols was most of a bare `topologyd --version` on a small VM (31 ms; 16 ms linked this way).
 # The targets' link interfaces already list their dependencies, so CMake orders the archives.
 
 include_guard(GLOBAL)
