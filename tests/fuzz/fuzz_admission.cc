@@ -20,9 +20,11 @@
 #include "lib/config/config_loader.h"
 #include "lib/pod/pod_manifest.h"
 #include "lib/topology/hwloc_source.h"
+#include "tests/support/durable_state.h"
 #include "tools/topoctl/support_output.h"
 
 using namespace topologyd;
+using topologyd::testing::Durable;
 
 namespace {
 
@@ -110,13 +112,6 @@ const admission::NodePolicy* Node(size_t index) {
     return built;
   }();
   return nodes[index].get();
-}
-
-// The parts of a state a restart must reproduce.
-admission::AllocationState Durable(admission::AllocationState s) {
-  s.cpu.cpus_to_reuse.clear();
-  s.memory.init_reusable.clear();
-  return s;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "lib/admission/admission.h"
 #include "lib/admission/state_records.h"
 #include "lib/topology/hwloc_source.h"
+#include "tests/support/durable_state.h"
 #include "tests/unit/admission/admission_test_util.h"
 
 #include "gtest/gtest.h"
@@ -60,11 +61,7 @@ config::Config CorpusConfig(const topology::Topology& machine, std::string polic
   return c;
 }
 
-AllocationState Durable(AllocationState s) {
-  s.cpu.cpus_to_reuse.clear();
-  s.memory.init_reusable.clear();
-  return s;
-}
+using ::topologyd::testing::Durable;
 
 class Stream {
  public:

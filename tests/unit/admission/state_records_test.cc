@@ -2,6 +2,7 @@
 // must refuse.
 #include "lib/admission/state_records.h"
 
+#include "tests/support/durable_state.h"
 #include "tests/unit/admission/admission_test_util.h"
 
 #include "gmock/gmock.h"
@@ -14,12 +15,7 @@ using namespace ::topologyd::admission::testing;  // NOLINT
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The parts of a state a restart must reproduce (kubelet forgets reuse bookkeeping too).
-AllocationState Durable(AllocationState s) {
-  s.cpu.cpus_to_reuse.clear();
-  s.memory.init_reusable.clear();
-  return s;
-}
+using ::topologyd::testing::Durable;
 
 class StateRecordsTest : public ::testing::Test {
  protected:
