@@ -1,19 +1,23 @@
 #include "lib/topology/hwloc_reader.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
+#include "lib/topology/machine_wire.h"
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -151,28 +155,109 @@ std::string ErrnoText(int error) {
   return std::error_code(error, std::generic_category()).message();
 }
 
+// The child's message to the parent: 'D' and an EncodeMachine() description, or 'E', the
+// status code (4 bytes) and the message of a load that failed.
+constexpr char kDescribed = 'D';
+constexpr char kFailed = 'E';
+// Far above any machine's description (an 8192-PU machine's is well under 1 MiB).
+constexpr size_t kMaxChildMessage = size_t{64} << 20;
+
+std::string ChildMessage(const absl::StatusOr<MachineDescription>& machine) {
+  if (machine.ok()) return kDescribed + EncodeMachine(*machine);
+  const auto code = static_cast<int32_t>(machine.status().code());
+  std::string message(1, kFailed);
+  message.append(reinterpret_cast<const char*>(&code), sizeof code);
+  message.append(std::string(machine.status().message()));
+  return message;
+}
+
+absl::StatusOr<MachineDescription> FromChildMessage(std::string_view message,
+                                                    const std::string& what) {
+  if (!message.empty() && message[0] == kDescribed) {
+    absl::StatusOr<MachineDescription> machine = DecodeMachine(message.substr(1));
+    if (!machine.ok()) {
+      return absl::InternalError(
+          fmt::format("reading {}: {}", what, std::string(machine.status().message())));
+    }
+    return machine;
+  }
+  int32_t code = 0;
+  if (message.size() < 1 + sizeof code || message[0] != kFailed) {
+    return absl::InternalError(fmt::format("the process loading {} gave no result", what));
+  }
+  std::memcpy(&code, message.data() + 1, sizeof code);
+  return absl::Status(static_cast<absl::StatusCode>(code),
+                      std::string(message.substr(1 + sizeof code)));
+}
+
+void WriteAllOrExit(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ::_exit(1);
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
 // hwloc 2.9 crashes on some malformed XML instead of failing (a Package without
 // complete_cpuset: SIGSEGV in hwloc_bitmap_compare_first), and we cannot list every such input.
-// So the configured, not yet loaded `topology` is loaded once in a forked child first: a crash
-// kills the child only. hwloc_topology_set_xml() has already read the file in the parent, so
-// the child just builds the tree; it logs nothing (locks of other threads are copied held) and
-// leaves with _exit(). A load error is left to the parent's own load, which reports its errno.
-absl::Status ProbeLoadInChild(hwloc_topology_t topology, const std::string& what) {
+// So a topology file is loaded in a forked child only: the child loads and describes it and
+// writes the description to a pipe; a crash kills the child, and the parent never runs hwloc
+// on the file (nor loads it a second time). The child logs nothing (locks of other threads
+// are copied held) and leaves with _exit().
+absl::StatusOr<MachineDescription> DescribeInChild(const TopologySource& source,
+                                                   const std::string& what) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(
+        fmt::format("cannot create a pipe to load {}: {}", what, ErrnoText(errno)));
+  }
   const pid_t pid = ::fork();
   if (pid < 0) {
-    return absl::InternalError(fmt::format("cannot fork to check {}: {}", what, ErrnoText(errno)));
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return absl::InternalError(fmt::format("cannot fork to load {}: {}", what, ErrnoText(error)));
   }
   if (pid == 0) {
+    ::close(fds[0]);
     // Die by the signal itself rather than through an inherited handler (ASan's exits 1).
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
-    ::_exit(hwloc_topology_load(topology) == 0 ? 0 : 1);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE}) std::signal(sig, SIG_DFL);
+    absl::StatusOr<MachineDescription> machine;
+    if (absl::StatusOr<HwlocTopologyPtr> hwloc = LoadHwloc(source); hwloc.ok()) {
+      machine = DescribeMachine(hwloc->get());
+    } else {
+      machine = hwloc.status();
+    }
+    WriteAllOrExit(fds[1], ChildMessage(machine));
+    ::_exit(0);
   }
+  ::close(fds[1]);
+  std::string message;
+  bool too_large = false;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (message.size() + static_cast<size_t>(n) > kMaxChildMessage) {
+      too_large = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    message.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
       return absl::InternalError(
-          fmt::format("cannot wait for the check of {}: {}", what, ErrnoText(errno)));
+          fmt::format("cannot wait for the process loading {}: {}", what, ErrnoText(errno)));
     }
+  }
+  if (too_large) {
+    return absl::InternalError(
+        fmt::format("the description of {} is larger than {} bytes", what, kMaxChildMessage));
   }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -181,7 +266,7 @@ absl::Status ProbeLoadInChild(hwloc_topology_t topology, const std::string& what
                     "again with lstopo",
                     sig, ::strsignal(sig), what));
   }
-  return absl::OkStatus();
+  return FromChildMessage(message, what);
 }
 
 // hwloc takes any index (the synthetic "pack:1 pu:2(indexes=0,2000000000)" loads), but every
@@ -240,19 +325,12 @@ absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
   }
   switch (source.kind) {
     case TopologySource::Kind::kLive:
-      // hwloc's environment can stand in for the machine (how tests point it elsewhere); an
-      // XML file named there can crash hwloc like a configured one.
-      if (const char* xml = std::getenv("HWLOC_XMLFILE"); xml != nullptr && *xml != '\0') {
-        TOPOLOGYD_RETURN_IF_ERROR(ProbeLoadInChild(
-            topology.get(), fmt::format("{} (HWLOC_XMLFILE {})", what, EscapeForMessage(xml))));
-      }
       break;
     case TopologySource::Kind::kXml:
       if (hwloc_topology_set_xml(topology.get(), source.path.c_str()) != 0) {
         return absl::InvalidArgumentError(
             fmt::format("hwloc cannot read {}: {}", what, ErrnoText(errno)));
       }
-      TOPOLOGYD_RETURN_IF_ERROR(ProbeLoadInChild(topology.get(), what));
       break;
     case TopologySource::Kind::kSynthetic:
       if (hwloc_topology_set_synthetic(topology.get(), source.description.c_str()) != 0) {
@@ -271,6 +349,21 @@ absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
   }
   TOPOLOGYD_RETURN_IF_ERROR(CheckCpuIndexes(topology.get(), what));
   return topology;
+}
+
+absl::StatusOr<MachineDescription> ReadMachine(const TopologySource& source) {
+  if (source.kind == TopologySource::Kind::kXml) {
+    return DescribeInChild(source, DescribeSource(source));
+  }
+  // hwloc's environment can stand in for the live machine (how tests point it elsewhere); an
+  // XML file named there can crash hwloc like a configured one.
+  if (const char* xml = std::getenv("HWLOC_XMLFILE");
+      source.kind == TopologySource::Kind::kLive && xml != nullptr && *xml != '\0') {
+    return DescribeInChild(source, fmt::format("{} (HWLOC_XMLFILE {})", DescribeSource(source),
+                                               EscapeForMessage(xml)));
+  }
+  TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
+  return DescribeMachine(hwloc.get());
 }
 
 MachineDescription DescribeMachine(hwloc_topology_t topology) {

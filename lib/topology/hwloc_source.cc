@@ -46,8 +46,7 @@ absl::StatusOr<Topology> LoadTopology(const TopologySource& source) {
         synthetic, fmt::format("{} (HWLOC_SYNTHETIC {})", DescribeSource(source),
                                QuoteForMessage(synthetic, kMaxShownSynthetic))));
   }
-  TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
-  MachineDescription machine = DescribeMachine(hwloc.get());
+  TOPOLOGYD_ASSIGN_OR_RETURN(MachineDescription machine, ReadMachine(source));
   if (source.kind == TopologySource::Kind::kLive) {
     // hwloc does not tell virtual functions from other devices; sysfs does. Read it under
     // the root hwloc itself read (HWLOC_FSROOT), so a fake tree stays consistent.

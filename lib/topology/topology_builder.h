@@ -26,11 +26,13 @@ struct ObjectDescription {
   static constexpr int kUnknownIndex = -1;
   int os_index = kUnknownIndex;
   CpuSet cpus;
+  bool operator==(const ObjectDescription&) const = default;
 };
 
 struct PageType {
   uint64_t size_bytes = 0;
   uint64_t count = 0;
+  bool operator==(const PageType&) const = default;
 };
 
 struct NumaDescription {
@@ -39,6 +41,7 @@ struct NumaDescription {
   uint64_t memory_bytes = 0;
   std::vector<PageType> page_types;  // as hwloc lists them, base page included
   std::string subtype;
+  bool operator==(const NumaDescription&) const = default;
 };
 
 struct PciDescription {
@@ -50,6 +53,7 @@ struct PciDescription {
   CpuSet locality;                 // CPUs of the closest non-I/O ancestor
   bool attached_to_root = false;   // that ancestor is the Machine: firmware gave no locality
   std::optional<std::string> physfn_busid;  // SR-IOV virtual function: its physical function
+  bool operator==(const PciDescription&) const = default;
 };
 
 struct MachineDescription {
@@ -65,6 +69,7 @@ struct MachineDescription {
   std::vector<uint64_t> distance_values;
   std::vector<PciDescription> pci_devices;
   bool kubelet_test_map = false;
+  bool operator==(const MachineDescription&) const = default;
 };
 
 // Applies the model rules (see topology.h and docs/topology.md). INVALID_ARGUMENT when the

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/topology/hwloc_reader.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
 #include "tests/corpus/corpus_util.h"
@@ -122,6 +123,24 @@ TEST(TopologyCorpusTest, EveryXmlLoadsAndKeepsTheModelInvariants) {
     ASSERT_TRUE(topology.ok()) << topology.status();
     CheckInvariants(*topology);
     EXPECT_EQ(topology->kubelet_test_map, kubelet_set.contains(file));
+  }
+}
+
+// The description the loader child sends back is the one this process reads itself.
+TEST(TopologyCorpusTest, ChildDescriptionEqualsTheInProcessOne) {
+  TOPOLOGYD_REQUIRE_CORPUS();
+  std::vector<std::filesystem::path> files = XmlFilesIn(SharedTopologies());
+  std::vector<std::filesystem::path> kubelet = XmlFilesIn(KubeletTopologies());
+  files.insert(files.end(), kubelet.begin(), kubelet.end());
+  ASSERT_FALSE(files.empty());
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    const TopologySource source = TopologySource::Xml(file.string());
+    absl::StatusOr<MachineDescription> from_child = ReadMachine(source);
+    ASSERT_TRUE(from_child.ok()) << from_child.status();
+    absl::StatusOr<HwlocTopologyPtr> hwloc = LoadHwloc(source);
+    ASSERT_TRUE(hwloc.ok()) << hwloc.status();
+    EXPECT_TRUE(*from_child == DescribeMachine(hwloc->get()));
   }
 }
 

@@ -316,6 +316,36 @@ TEST(LoadHwlocTest, DescribeThenBuildEqualsLoadTopology) {
   EXPECT_EQ(*built, LoadOk(source));
 }
 
+// An XML file is loaded in a forked child that sends its description back: what arrives is
+// what this process would have read itself, and so are the errors, code and message.
+TEST(ReadMachineTest, XmlFromTheChildEqualsTheInProcessRead) {
+  TempDir dir;
+  std::string xml = ReadFile(kFixture);
+  const std::string marker = "kubelet-cpumanager-test-topology";
+  xml.replace(xml.find(marker), marker.size(), "Linux");
+  for (const std::string& path : {kFixture, dir.Write("real.xml", xml)}) {
+    const TopologySource source = TopologySource::Xml(path);
+    absl::StatusOr<MachineDescription> read = ReadMachine(source);
+    ASSERT_TRUE(read.ok()) << read.status();
+    absl::StatusOr<HwlocTopologyPtr> hwloc = LoadHwloc(source);
+    ASSERT_TRUE(hwloc.ok()) << hwloc.status();
+    EXPECT_EQ(*read, DescribeMachine(hwloc->get())) << path;
+  }
+}
+
+TEST(ReadMachineTest, ErrorsFromTheChildAreTheInProcessErrors) {
+  TempDir dir;
+  for (const std::string& path :
+       {std::string("/nonexistent/dir/machine.xml"), dir.path().string(),
+        dir.Write("garbage.xml", "this is not <xml"), dir.Write("empty.xml", ""),
+        dir.Write("other.xml", "<?xml version=\"1.0\"?><html><body/></html>\n")}) {
+    const TopologySource source = TopologySource::Xml(path);
+    absl::Status in_child = ReadMachine(source).status();
+    EXPECT_FALSE(in_child.ok()) << path;
+    EXPECT_EQ(in_child, LoadHwloc(source).status()) << path;
+  }
+}
+
 TEST(DescribeSourceTest, NamesTheSource) {
   EXPECT_EQ(DescribeSource(TopologySource::Live()), "the live machine");
   EXPECT_EQ(DescribeSource(TopologySource::Xml("/a.xml")), "hwloc XML file /a.xml");
