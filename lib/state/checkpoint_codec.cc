@@ -1,6 +1,7 @@
 #include "lib/state/checkpoint_codec.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -8,7 +9,8 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
-#include "lib/state/crc32c.h"
+#include "lib/state/canonical_checkpoint.h"
+#include "lib/state/checkpoint_checksum.h"
 #include "lib/state/json_limits.h"
 
 #include "fmt/format.h"
@@ -127,9 +129,6 @@ absl::StatusOr<const json*> Array(ObjectReader& r, const char* key, std::string_
   return v;
 }
 
-// Largest NUMA node OS id accepted; Linux's MAX_NUMNODES is at most 1024.
-constexpr int kMaxNumaId = 1 << 16;
-
 absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string& path,
                                                 std::string_view source) {
   TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path, source));
@@ -149,7 +148,8 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
   for (size_t i = 0; i < affinity->size(); ++i) {
     const json& v = (*affinity)[i];
     const std::string at = fmt::format("{}[{}]", r.Path("numa_affinity"), i);
-    if (!v.is_number_unsigned() || v.get<uint64_t>() > static_cast<uint64_t>(kMaxNumaId)) {
+    if (!v.is_number_unsigned() ||
+        v.get<uint64_t>() > static_cast<uint64_t>(kMaxCheckpointNumaId)) {
       return Malformed(source, at,
                        fmt::format("expected a NUMA node id, found {}", JsonForMessage(v)));
     }
@@ -161,7 +161,7 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
     TOPOLOGYD_ASSIGN_OR_RETURN(
         ObjectReader m,
         ObjectReader::Make((*memory)[i], fmt::format("{}[{}]", r.Path("memory"), i), source));
-    TOPOLOGYD_ASSIGN_OR_RETURN(int node, m.Int("numa_node", kMaxNumaId));
+    TOPOLOGYD_ASSIGN_OR_RETURN(int node, m.Int("numa_node", kMaxCheckpointNumaId));
     TOPOLOGYD_ASSIGN_OR_RETURN(std::string resource, m.String("resource"));
     TOPOLOGYD_ASSIGN_OR_RETURN(uint64_t bytes, m.Unsigned("bytes"));
     TOPOLOGYD_RETURN_IF_ERROR(m.NoUnknownMembers());
@@ -256,15 +256,11 @@ json EncodeData(const State& state) {
   return {{"pods", std::move(pods)}};
 }
 
-// The checksum input: the canonical (compact, keys sorted) form of the document minus its
-// checksum, i.e. {"data":DATA,"generation":G,"version":V}; `canonical_data` is DATA in that
-// form (json::dump() of the data). Summed in pieces (the keys are already in sorted order),
-// so the data, hundreds of KB with thousands of containers, is not copied.
+// The checksum of a document whose data has the canonical text `canonical_data`.
 std::string ChecksumOf(std::string_view canonical_data, uint64_t generation, uint64_t version) {
-  uint32_t crc = Crc32c(R"({"data":)");
-  crc = Crc32c(canonical_data, crc);
-  crc = Crc32c(fmt::format(R"(,"generation":{},"version":{}}})", generation, version), crc);
-  return fmt::format("crc32c:{:08x}", crc);
+  CheckpointChecksum checksum;
+  checksum.AddData(canonical_data);
+  return checksum.Finish(generation, version);
 }
 
 // `text` with every line after the first indented by two more spaces. JSON text from dump()
@@ -306,6 +302,13 @@ absl::StatusOr<std::string> EncodeState(const State& state) {
 }
 
 absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view source) {
+  if (std::optional<State> state = DecodeCanonicalCheckpoint(bytes)) return *std::move(state);
+  return internal::DecodeStateByDocument(bytes, source);
+}
+
+namespace internal {
+
+absl::StatusOr<State> DecodeStateByDocument(std::string_view bytes, std::string_view source) {
   // Before parsing: the checksum below serializes the data, and dump() recurses per level.
   if (absl::Status nesting = CheckJsonNesting(bytes); !nesting.ok()) {
     return absl::DataLossError(fmt::format("{}: {}, deeper than any checkpoint; {}", source,
@@ -367,5 +370,7 @@ absl::StatusOr<State> DecodeState(std::string_view bytes, std::string_view sourc
   }
   return state;
 }
+
+}  // namespace internal
 
 }  // namespace topologyd::state

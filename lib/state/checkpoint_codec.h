@@ -42,6 +42,8 @@ namespace topologyd::state {
 inline constexpr uint64_t kCheckpointVersion = 1;
 // Generations above this are refused on load (the engine adds one per change).
 inline constexpr uint64_t kMaxGeneration = uint64_t{1} << 62;
+// Largest NUMA node OS id a checkpoint may name; Linux's MAX_NUMNODES is at most 1024.
+inline constexpr int kMaxCheckpointNumaId = 1 << 16;
 
 // Serializes `state` (pretty-printed, newline-terminated). INVALID_ARGUMENT when a string in
 // the state is not valid UTF-8 (JSON cannot carry it).
@@ -58,6 +60,13 @@ inline constexpr uint64_t kMaxGeneration = uint64_t{1} << 62;
 //    newer topologyd), or the decoded state breaks an invariant of Validate() (state.h).
 [[nodiscard]] absl::StatusOr<State> DecodeState(std::string_view bytes,
                                                 std::string_view source = "state checkpoint");
+
+namespace internal {
+// DecodeState() without its fast path for canonical files (canonical_checkpoint.h): the
+// reference that fast path is tested against.
+[[nodiscard]] absl::StatusOr<State> DecodeStateByDocument(std::string_view bytes,
+                                                          std::string_view source);
+}  // namespace internal
 
 // "crc32c:" and eight lower-case hex digits: the checksum EncodeState would write for `state`.
 // INVALID_ARGUMENT as for EncodeState.

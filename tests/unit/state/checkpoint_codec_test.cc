@@ -18,12 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Encode(const State& s) {
-  absl::StatusOr<std::string> bytes = EncodeState(s);
-  EXPECT_TRUE(bytes.ok()) << bytes.status();
-  return bytes.ok() ? *bytes : std::string();
-}
-
 State Example() {
   State s;
   s.generation = 12;
@@ -60,16 +54,16 @@ TEST(CheckpointCodecTest, RoundTripsRandomStates) {
   std::mt19937 rng(20240601);
   for (int i = 0; i < 300; ++i) {
     const State s = testing::RandomState(rng);
-    const std::string bytes = Encode(s);
+    const std::string bytes = testing::Encoded(s);
     absl::StatusOr<State> back = DecodeState(bytes);
     ASSERT_TRUE(back.ok()) << back.status() << "\n" << bytes;
     EXPECT_EQ(*back, s) << bytes;
-    EXPECT_EQ(Encode(*back), bytes) << "encoding is not stable";
+    EXPECT_EQ(testing::Encoded(*back), bytes) << "encoding is not stable";
   }
 }
 
 TEST(CheckpointCodecTest, EnvelopeShape) {
-  const json doc = json::parse(Encode(Example()));
+  const json doc = json::parse(testing::Encoded(Example()));
   EXPECT_EQ(doc["version"], 1);
   EXPECT_EQ(doc["generation"], 12);
   EXPECT_TRUE(doc["checksum"].get<std::string>().starts_with("crc32c:"));
@@ -84,14 +78,14 @@ TEST(CheckpointCodecTest, EnvelopeShape) {
 }
 
 TEST(CheckpointCodecTest, ReindentedFileStillLoads) {
-  const json doc = json::parse(Encode(Example()));
+  const json doc = json::parse(testing::Encoded(Example()));
   absl::StatusOr<State> s = DecodeState(doc.dump(4));
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, Example());
 }
 
 TEST(CheckpointCodecTest, EveryFlippedByteIsDataLoss) {
-  const std::string bytes = Encode(Example());
+  const std::string bytes = testing::Encoded(Example());
   for (size_t i = 0; i < bytes.size(); ++i) {
     for (unsigned char mask : {0x01, 0x20, 0x80}) {
       std::string corrupt = bytes;
@@ -106,7 +100,7 @@ TEST(CheckpointCodecTest, EveryFlippedByteIsDataLoss) {
 }
 
 TEST(CheckpointCodecTest, ChecksumMismatchSaysWhatToDo) {
-  json doc = json::parse(Encode(Example()));
+  json doc = json::parse(testing::Encoded(Example()));
   doc["data"]["pods"][0]["containers"][0]["cpus"] = "2-4";
   absl::Status s = DecodeError(doc.dump());
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
@@ -115,7 +109,7 @@ TEST(CheckpointCodecTest, ChecksumMismatchSaysWhatToDo) {
   EXPECT_NE(s.message().find("backup"), std::string::npos) << s;
   EXPECT_NE(s.message().find("drain the node"), std::string::npos) << s;
 
-  doc = json::parse(Encode(Example()));
+  doc = json::parse(testing::Encoded(Example()));
   doc["generation"] = 13;  // the generation is covered as well
   EXPECT_EQ(DecodeError(doc.dump()).code(), absl::StatusCode::kDataLoss);
 }
@@ -155,14 +149,14 @@ TEST(CheckpointCodecTest, NestingLimitIsSixtyFourLevels) {
 TEST(CheckpointCodecTest, BracketsInsideStringsDoNotCountAsNesting) {
   State s = Example();
   s.pods["u1"].name = "\"\\" + std::string(1000, '[') + "\\\"" + std::string(1000, '{');
-  absl::StatusOr<State> back = DecodeState(Encode(s));
+  absl::StatusOr<State> back = DecodeState(testing::Encoded(s));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, s);
 }
 
 // Values from the file appear in messages escaped and cut, however large they are.
 TEST(CheckpointCodecTest, MessagesAboutHugeValuesStayShort) {
-  const json good = json::parse(Encode(Example()));
+  const json good = json::parse(testing::Encoded(Example()));
   const std::string big(100000, '\n');
   struct Case {
     std::string name;
@@ -215,7 +209,7 @@ TEST(CheckpointCodecTest, MessagesAboutHugeValuesStayShort) {
 }
 
 TEST(CheckpointCodecTest, HugeStoredChecksumAndSyntaxErrorsAreCut) {
-  json doc = json::parse(Encode(Example()));
+  json doc = json::parse(testing::Encoded(Example()));
   doc["checksum"] = std::string(100000, 'c');
   absl::Status s = DecodeError(doc.dump());
   EXPECT_NE(s.message().find("checksum mismatch"), std::string::npos) << s;
@@ -229,7 +223,7 @@ TEST(CheckpointCodecTest, HugeStoredChecksumAndSyntaxErrorsAreCut) {
 }
 
 TEST(CheckpointCodecTest, NewerVersionIsFailedPrecondition) {
-  json doc = json::parse(Encode(Example()));
+  json doc = json::parse(testing::Encoded(Example()));
   doc["version"] = 2;
   doc["data"] = {{"anything", "new"}};
   doc["checksum"] = "sha256:whatever";
@@ -241,7 +235,7 @@ TEST(CheckpointCodecTest, NewerVersionIsFailedPrecondition) {
 }
 
 TEST(CheckpointCodecTest, EnvelopeErrors) {
-  const json good = json::parse(Encode(Example()));
+  const json good = json::parse(testing::Encoded(Example()));
   struct Case {
     std::string name;
     std::function<void(json&)> edit;
@@ -274,7 +268,7 @@ TEST(CheckpointCodecTest, ShapeErrorsNameTheJsonPath) {
     const std::string uid = "u" + std::to_string(i);
     four.pods[uid] = PodRecord{.uid = uid, .containers = {ContainerRecord{.name = "c"}}};
   }
-  const json good = json::parse(Encode(four));
+  const json good = json::parse(testing::Encoded(four));
   struct Case {
     std::string name;
     std::function<void(json&)> edit;
@@ -344,7 +338,7 @@ TEST(CheckpointCodecTest, ConflictingAllocationsAreFailedPrecondition) {
         .uid = uid,
         .containers = {ContainerRecord{.name = "c", .cpus = CpuSet{5}, .exclusive = true}}};
   }
-  absl::Status status = DecodeError(Encode(s));
+  absl::Status status = DecodeError(testing::Encoded(s));
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(status.message().find("CPUs 5 are held exclusively by both"), std::string::npos)
       << status;

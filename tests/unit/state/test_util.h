@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "lib/state/checkpoint_codec.h"
 #include "lib/state/state.h"
 
 #include "gtest/gtest.h"
@@ -24,8 +25,16 @@ inline std::string ReadFixture(const std::string& name) {
   return ss.str();
 }
 
+// EncodeState(s), failing the test when it fails.
+inline std::string Encoded(const State& s) {
+  absl::StatusOr<std::string> bytes = EncodeState(s);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return bytes.ok() ? *bytes : std::string();
+}
+
 // A state with a few pods whose exclusive CPUs are disjoint across pods (as Validate wants).
-inline State RandomState(std::mt19937& rng) {
+// With `escapes`, pod names carry characters JSON must escape.
+inline State RandomState(std::mt19937& rng, bool escapes = true) {
   auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   State s;
   s.generation = rng();
@@ -35,7 +44,8 @@ inline State RandomState(std::mt19937& rng) {
     PodRecord pod;
     pod.uid = "uid-" + std::to_string(rng());
     pod.namespace_name = pick(2) ? "ns" : "";
-    pod.name = "pod-\"" + std::to_string(p) + "\"\\ü";  // quotes, backslash, UTF-8
+    pod.name = escapes ? "pod-\"" + std::to_string(p) + "\"\\ü"  // quotes, backslash, UTF-8
+                       : "pod-" + std::to_string(p) + "ü";
     pod.qos = pick(2) ? "Guaranteed" : "";
     const int containers = pick(4);
     for (int c = 0; c < containers; ++c) {
