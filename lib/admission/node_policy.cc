@@ -1,5 +1,7 @@
 #include "lib/admission/node_policy.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -117,6 +119,17 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const config::Co
   return std::optional<cpu::StaticPolicy>(*std::move(policy));
 }
 
+// Bytes of a quantity at `key`: whole and non-negative, as memory amounts are.
+absl::StatusOr<uint64_t> Bytes(const std::string& key, const std::string& text) {
+  absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
+  if (!q.ok()) return KeyError(key, q.status());
+  std::optional<int64_t> bytes = q->AsInt64();
+  if (!bytes.has_value() || *bytes < 0) {
+    return Invalid(key, fmt::format("\"{}\" is not a whole, non-negative number of bytes", text));
+  }
+  return static_cast<uint64_t>(*bytes);
+}
+
 absl::StatusOr<std::vector<memory::ReservedMemory>> ConvertReservedMemory(
     const config::Config& config) {
   std::vector<memory::ReservedMemory> out;
@@ -125,18 +138,65 @@ absl::StatusOr<std::vector<memory::ReservedMemory>> ConvertReservedMemory(
     memory::ReservedMemory converted{.numa_node = entry.numa_node, .limits = {}};
     for (const auto& [resource, text] : entry.limits) {
       const std::string key = fmt::format("reservedMemory[{}].limits.{}", i, resource);
-      absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
-      if (!q.ok()) return KeyError(key, q.status());
-      std::optional<int64_t> bytes = q->AsInt64();
-      if (!bytes.has_value() || *bytes < 0) {
-        return Invalid(key,
-                       fmt::format("\"{}\" is not a whole, non-negative number of bytes", text));
-      }
-      converted.limits[resource] = static_cast<uint64_t>(*bytes);
+      absl::StatusOr<uint64_t> bytes = Bytes(key, text);
+      if (!bytes.ok()) return bytes.status();
+      converted.limits[resource] = *bytes;
     }
     out.push_back(std::move(converted));
   }
   return out;
+}
+
+// kubelet's default hard eviction threshold for memory, used when evictionHard is not set.
+constexpr uint64_t kDefaultMemoryEviction = uint64_t{100} << 20;  // 100Mi
+
+// kubelet's Node Allocatable reservation of the memory types: kubeReserved + systemReserved,
+// plus the hard eviction threshold memory.available for `memory` (kubelet's default, 100Mi,
+// when evictionHard is not set at all). Other resources and signals are checked for syntax
+// only. nullopt when none of the three keys is set: then there is nothing to check against.
+absl::StatusOr<std::optional<std::map<std::string, uint64_t>>> NodeAllocatableReservation(
+    const config::Config& config) {
+  if (!config.kube_reserved && !config.system_reserved && !config.eviction_hard) {
+    return std::nullopt;
+  }
+  std::map<std::string, uint64_t> reservation;
+  for (const auto& [key, values] : {std::pair{"kubeReserved", &config.kube_reserved},
+                                    std::pair{"systemReserved", &config.system_reserved}}) {
+    if (!values->has_value()) continue;
+    for (const auto& [resource, text] : **values) {
+      const std::string at = fmt::format("{}.{}", key, resource);
+      absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
+      if (!q.ok()) return KeyError(at, q.status());
+      if (resource != "memory" && !resource.starts_with("hugepages-")) continue;
+      absl::StatusOr<uint64_t> bytes = Bytes(at, text);
+      if (!bytes.ok()) return bytes.status();
+      reservation[resource] += *bytes;
+    }
+  }
+  if (!config.eviction_hard) {
+    reservation["memory"] += kDefaultMemoryEviction;
+  } else {
+    for (const auto& [signal, text] : *config.eviction_hard) {
+      const std::string at = fmt::format("evictionHard.{}", signal);
+      if (text.ends_with('%')) {
+        // kubelet takes a percentage of the node's memory capacity as cAdvisor reads it,
+        // which topologyd does not know to the byte.
+        if (signal == "memory.available") {
+          return Invalid(at, fmt::format("\"{}\": give memory.available as a quantity (the "
+                                         "bytes kubelet reserves for it), not a percentage",
+                                         text));
+        }
+        continue;
+      }
+      absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
+      if (!q.ok()) return KeyError(at, q.status());
+      if (signal != "memory.available") continue;
+      absl::StatusOr<uint64_t> bytes = Bytes(at, text);
+      if (!bytes.ok()) return bytes.status();
+      reservation["memory"] += *bytes;
+    }
+  }
+  return std::optional<std::map<std::string, uint64_t>>(std::move(reservation));
 }
 
 std::vector<device::DevicePoolConfig> ConvertDevicePools(const config::Config& config) {
@@ -236,6 +296,16 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const config::Config& config,
         memory::NewMemoryState(topology, node.reserved_memory);
     if (!mem.ok()) return KeyError("reservedMemory", mem.status());
     node.empty_state.memory = *std::move(mem);
+    // After the entries themselves are known to be valid, as kubelet checks them.
+    absl::StatusOr<std::optional<std::map<std::string, uint64_t>>> allocatable =
+        NodeAllocatableReservation(config);
+    if (!allocatable.ok()) return allocatable.status();
+    if (*allocatable) {
+      if (absl::Status totals = memory::ValidateReservedTotals(node.reserved_memory, **allocatable);
+          !totals.ok()) {
+        return KeyError("reservedMemory", totals);
+      }
+    }
   }
   return node;
 }

@@ -108,6 +108,11 @@ struct Config {
 
   std::string memory_manager_policy = "None";  // None | Static
   std::vector<ReservedMemoryConfig> reserved_memory;
+  // kubelet's Node Allocatable settings, resource (or eviction signal) -> quantity text. Used
+  // only to check `reserved_memory` against them as kubelet does; unset = not checked.
+  std::optional<std::map<std::string, std::string>> kube_reserved;
+  std::optional<std::map<std::string, std::string>> system_reserved;
+  std::optional<std::map<std::string, std::string>> eviction_hard;
 
   bool pod_policy_override = false;
   std::vector<DevicePoolConfig> devices;

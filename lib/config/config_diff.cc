@@ -65,6 +65,9 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
               "topologyManagerPolicyOptions", &plan);
   RestartOnly(old.memory_manager_policy, next.memory_manager_policy, "memoryManagerPolicy", &plan);
   RestartOnly(old.reserved_memory, next.reserved_memory, "reservedMemory", &plan);
+  RestartOnly(old.kube_reserved, next.kube_reserved, "kubeReserved", &plan);
+  RestartOnly(old.system_reserved, next.system_reserved, "systemReserved", &plan);
+  RestartOnly(old.eviction_hard, next.eviction_hard, "evictionHard", &plan);
   RestartOnly(old.cgroup.root, next.cgroup.root, "cgroup.root", &plan);
   RestartOnly(old.cgroup.driver, next.cgroup.driver, "cgroup.driver", &plan);
   RestartOnly(old.cgroup.runtime, next.cgroup.runtime, "cgroup.runtime", &plan);

@@ -456,6 +456,13 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
     item.StringMap("limits", &m.limits);
     c->reserved_memory.push_back(m);
   });
+  for (auto [key, out] : {std::pair{"kubeReserved", &c->kube_reserved},
+                          std::pair{"systemReserved", &c->system_reserved},
+                          std::pair{"evictionHard", &c->eviction_hard}}) {
+    if (!r.Get(key).IsDefined()) continue;
+    out->emplace();
+    r.StringMap(key, &**out);
+  }
 
   r.Bool("podPolicyOverride", &c->pod_policy_override);
   ReadDevices(r, &c->devices);

@@ -1,6 +1,9 @@
 #include "lib/memory/memory_state.h"
 
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "lib/common/status_macros.h"
 #include "lib/memory/memory_internal.h"
@@ -107,6 +110,27 @@ absl::Status ValidateReservedMemory(const std::vector<ReservedMemory>& reserved,
   if (total_memory == 0) {
     return absl::InvalidArgumentError(
         "[memorymanager] you should specify the system reserved memory");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateReservedTotals(const std::vector<ReservedMemory>& reserved,
+                                    const std::map<std::string, uint64_t>& node_allocatable) {
+  // Every memory type named on either side; a type missing on one side counts as zero there.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> totals;  // type -> (reserved, allocatable)
+  for (const ReservedMemory& r : reserved) {
+    for (const auto& [name, bytes] : r.limits) totals[name].first += bytes;
+  }
+  for (const auto& [name, bytes] : node_allocatable) {
+    if (name == kMemory || name.starts_with("hugepages-")) totals[name].second += bytes;
+  }
+  for (const auto& [name, sums] : totals) {
+    if (sums.first != sums.second) {
+      return absl::InvalidArgumentError(
+          fmt::format("the total amount \"{}\" of type \"{}\" is not equal to the value \"{}\" "
+                      "determined by Node Allocatable feature",
+                      sums.first, name, sums.second));
+    }
   }
   return absl::OkStatus();
 }

@@ -85,9 +85,17 @@ std::string HugePageResourceName(uint64_t size_kib);
 // `hugepages-<size>` with a size the node has; limits are non-zero and not above the node's total
 // of that type; and the total `memory` reservation is non-zero (kubelet: "[memorymanager] you
 // should specify the system reserved memory"). The rule that the per-NUMA sums equal the
-// node-allocatable reservation belongs to the config layer, which knows kube/system-reserved.
+// node-allocatable reservation is ValidateReservedTotals().
 absl::Status ValidateReservedMemory(const std::vector<ReservedMemory>& reserved,
                                     const topology::Topology& topology);
+
+// kubelet's check that the reservations agree with Node Allocatable (§a.3 rule 2): for
+// `memory` and every hugepage type named on either side, the sum over the NUMA nodes of
+// `reserved` must equal `node_allocatable`'s bytes for that type (kube-reserved +
+// system-reserved + the hard eviction threshold, as kubelet derives them; other resource names
+// there are ignored). INVALID_ARGUMENT in kubelet's words otherwise, amounts in bytes.
+absl::Status ValidateReservedTotals(const std::vector<ReservedMemory>& reserved,
+                                    const std::map<std::string, uint64_t>& node_allocatable);
 
 // The default machine state (§a.2): one table per NUMA node, `memory` plus each hugepage size
 // the node lists, nothing assigned. Validates `reserved` first.

@@ -147,6 +147,88 @@ TEST(NodePolicyTest, NumaLimitAppliesToOverridesUnderPolicyNone) {
               HasSubstr("unsupported on machines with more than 8 NUMA Nodes"));
 }
 
+// kubelet's rule that the reservations add up to Node Allocatable's (spec §a.3 rule 2), checked
+// when its settings are given. BaseConfig reserves 1Gi of memory on node 0 and no hugepages.
+TEST(NodePolicyTest, ReservedMemoryMustAddUpToNodeAllocatableWhenItIsGiven) {
+  const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 1});
+  using Map = std::map<std::string, std::string>;
+  struct Case {
+    std::string name;
+    std::function<void(config::Config&)> change;
+    std::string error;  // "" = valid
+  };
+  const std::vector<Case> cases = {
+      {"not given: not checked", [](config::Config&) {}, ""},
+      // 512Mi + 412Mi + kubelet's default eviction threshold 100Mi = 1Gi.
+      {"default eviction",
+       [](config::Config& c) {
+         c.kube_reserved = Map{{"cpu", "500m"}, {"memory", "512Mi"}, {"pid", "1000"}};
+         c.system_reserved = Map{{"memory", "412Mi"}};
+       },
+       ""},
+      {"explicit eviction",
+       [](config::Config& c) {
+         c.kube_reserved = Map{{"memory", "512Mi"}};
+         c.eviction_hard = Map{{"memory.available", "512Mi"}, {"nodefs.available", "10%"}};
+       },
+       ""},
+      {"evictionHard set without memory.available counts zero",
+       [](config::Config& c) {
+         c.system_reserved = Map{{"memory", "1Gi"}};
+         c.eviction_hard = Map{{"nodefs.available", "10%"}};
+       },
+       ""},
+      {"too little",
+       [](config::Config& c) {
+         c.kube_reserved = Map{{"memory", "512Mi"}};
+       },
+       "reservedMemory: the total amount \"1073741824\" of type \"memory\" is not equal to the "
+       "value \"641728512\" determined by Node Allocatable feature"},
+      {"a hugepage type on one side only",
+       [](config::Config& c) {
+         c.kube_reserved = Map{{"memory", "924Mi"}, {"hugepages-1Gi", "1Gi"}};
+       },
+       "reservedMemory: the total amount \"0\" of type \"hugepages-1Gi\" is not equal to the "
+       "value \"1073741824\""},
+      {"percentage for memory",
+       [](config::Config& c) {
+         c.eviction_hard = Map{{"memory.available", "5%"}};
+       },
+       "evictionHard.memory.available: \"5%\": give memory.available as a quantity"},
+      {"bad quantity",
+       [](config::Config& c) {
+         c.kube_reserved = Map{{"memory", "1Gx"}};
+       },
+       "kubeReserved.memory: "},
+      {"bad quantity of another resource",
+       [](config::Config& c) {
+         c.system_reserved = Map{{"cpu", "lots"}};
+       },
+       "systemReserved.cpu: "},
+      {"fractional bytes",
+       [](config::Config& c) {
+         c.eviction_hard = Map{{"memory.available", "0.5"}};
+       },
+       "evictionHard.memory.available: \"0.5\" is not a whole"},
+  };
+  for (const Case& test : cases) {
+    config::Config config = BaseConfig("best-effort");
+    test.change(config);
+    absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+    if (test.error.empty()) {
+      EXPECT_TRUE(node.ok()) << test.name << ": " << node.status();
+    } else {
+      ASSERT_FALSE(node.ok()) << test.name;
+      EXPECT_THAT(std::string(node.status().message()), StartsWith(test.error)) << test.name;
+    }
+  }
+  // kubelet checks this for the Static policy only.
+  config::Config none = BaseConfig("best-effort");
+  none.memory_manager_policy = "None";
+  none.kube_reserved = Map{{"memory", "1Ti"}};
+  EXPECT_TRUE(BuildNodePolicy(none, machine).ok());
+}
+
 TEST(NodePolicyTest, BuildsTheEmptyState) {
   const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 2});
   config::Config config = BaseConfig("single-numa-node");

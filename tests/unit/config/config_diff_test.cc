@@ -35,6 +35,18 @@ TEST(ConfigDiffTest, LiveKeysApplyAndRestartOnlyKeysAreRefused) {
   EXPECT_FALSE(plan.effective.reserved_system_cpus.has_value());
 }
 
+TEST(ConfigDiffTest, NodeAllocatableKeysAreRestartOnly) {
+  Config old_config;
+  Config next = old_config;
+  next.kube_reserved = std::map<std::string, std::string>{{"memory", "1Gi"}};
+  next.system_reserved = std::map<std::string, std::string>{};
+  next.eviction_hard = std::map<std::string, std::string>{{"memory.available", "1Mi"}};
+  ReloadPlan plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.applied, ::testing::IsEmpty());
+  EXPECT_THAT(plan.refused, ElementsAre("kubeReserved", "systemReserved", "evictionHard"));
+  EXPECT_FALSE(plan.effective.kube_reserved.has_value());
+}
+
 TEST(ConfigDiffTest, DevicePoolsMayBeAddedButNotChanged) {
   Config old_config;
   old_config.devices.push_back({.resource_name = "a/gpu", .pci = DevicePciMatch{.vendor = 0x10de}});

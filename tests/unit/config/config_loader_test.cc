@@ -166,6 +166,31 @@ TEST(ConfigLoaderTest, WrongTypesAreErrors) {
   EXPECT_THAT(ErrorOf("cpuManagerPolicyOptions: [a]\n"), HasSubstr("expected a mapping"));
 }
 
+// kubelet's Node Allocatable keys: unset, set empty and set are three different things.
+TEST(ConfigLoaderTest, NodeAllocatableKeysAreKeptOnlyWhenSet) {
+  auto unset = ParseConfig("memoryManagerPolicy: Static\n", "test.yaml");
+  ASSERT_TRUE(unset.ok()) << unset.status();
+  EXPECT_FALSE(unset->kube_reserved.has_value());
+  EXPECT_FALSE(unset->system_reserved.has_value());
+  EXPECT_FALSE(unset->eviction_hard.has_value());
+
+  auto set = ParseConfig(
+      "kubeReserved: {cpu: 500m, memory: 512Mi}\nsystemReserved: {}\n"
+      "evictionHard: {memory.available: 100Mi, nodefs.available: \"10%\"}\n",
+      "test.yaml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->kube_reserved,
+            (std::map<std::string, std::string>{{"cpu", "500m"}, {"memory", "512Mi"}}));
+  EXPECT_EQ(set->system_reserved, (std::map<std::string, std::string>{}));
+  EXPECT_EQ(set->eviction_hard, (std::map<std::string, std::string>{{"memory.available", "100Mi"},
+                                                                    {"nodefs.available", "10%"}}));
+
+  EXPECT_THAT(ErrorOf("kubeReserved: 1Gi\n"),
+              HasSubstr("kubeReserved: expected a mapping of names to values"));
+  EXPECT_THAT(ErrorOf("evictionHard: {memory.available: [1]}\n"),
+              HasSubstr("evictionHard.memory.available: expected a string"));
+}
+
 TEST(ConfigLoaderTest, BadValuesAreErrors) {
   EXPECT_THAT(ErrorOf("cpuManagerPolicy: dynamic\n"),
               HasSubstr("cpuManagerPolicy: unknown value \"dynamic\" (allowed: none, static)"));

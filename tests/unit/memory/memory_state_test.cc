@@ -6,6 +6,7 @@
 #include "lib/memory/memory_policy.h"
 #include "tests/unit/memory/memory_test_util.h"
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -69,6 +70,31 @@ TEST(MemoryStateTest, ReservedMemoryValidation) {
   }
   // kubelet: "should succeed, when at least one NUMA node has reserved memory".
   EXPECT_TRUE(ValidateReservedMemory({{0, {}}, {1, {{"memory", 512 * kMb}}}}, topo).ok());
+}
+
+// §a.3 rule 2: per type, the sum over the nodes equals Node Allocatable's reservation.
+TEST(MemoryStateTest, ReservedTotalsMustEqualNodeAllocatable) {
+  const std::vector<ReservedMemory> reserved = {{0, {{"memory", kGb}, {"hugepages-1Gi", kGb}}},
+                                                {1, {{"memory", kGb}}}};
+  // Resources other than memory types are not compared.
+  EXPECT_TRUE(
+      ValidateReservedTotals(reserved, {{"memory", 2 * kGb}, {"hugepages-1Gi", kGb}, {"cpu", 2}})
+          .ok());
+  const absl::Status less =
+      ValidateReservedTotals(reserved, {{"memory", kGb}, {"hugepages-1Gi", kGb}});
+  EXPECT_EQ(less.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(less.message(), fmt::format("the total amount \"{}\" of type \"memory\" is not "
+                                        "equal to the value \"{}\" determined by Node "
+                                        "Allocatable feature",
+                                        2 * kGb, kGb));
+  // A type named on one side only is zero on the other.
+  EXPECT_THAT(std::string(ValidateReservedTotals(reserved, {{"memory", 2 * kGb}}).message()),
+              HasSubstr("of type \"hugepages-1Gi\""));
+  EXPECT_THAT(std::string(ValidateReservedTotals(reserved, {{"memory", 2 * kGb},
+                                                            {"hugepages-1Gi", kGb},
+                                                            {"hugepages-2Mi", 2 * kMb}})
+                              .message()),
+              HasSubstr("the total amount \"0\" of type \"hugepages-2Mi\""));
 }
 
 TEST(MemoryStateTest, KubeletValidateState) {
