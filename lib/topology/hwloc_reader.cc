@@ -182,10 +182,13 @@ absl::StatusOr<MachineDescription> FromChildMessage(std::string_view message,
     return machine;
   }
   int32_t code = 0;
-  if (message.size() < 1 + sizeof code || message[0] != kFailed) {
+  if (message.size() >= 1 + sizeof code && message[0] == kFailed) {
+    std::memcpy(&code, message.data() + 1, sizeof code);
+  }
+  // The child sends only failures this way; anything else is a message cut short.
+  if (code == 0) {
     return absl::InternalError(fmt::format("the process loading {} gave no result", what));
   }
-  std::memcpy(&code, message.data() + 1, sizeof code);
   return absl::Status(static_cast<absl::StatusCode>(code),
                       std::string(message.substr(1 + sizeof code)));
 }
