@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <csignal>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -155,43 +154,8 @@ std::string ErrnoText(int error) {
   return std::error_code(error, std::generic_category()).message();
 }
 
-// The child's message to the parent: 'D' and an EncodeMachine() description, or 'E', the
-// status code (4 bytes) and the message of a load that failed.
-constexpr char kDescribed = 'D';
-constexpr char kFailed = 'E';
 // Far above any machine's description (an 8192-PU machine's is well under 1 MiB).
 constexpr size_t kMaxChildMessage = size_t{64} << 20;
-
-std::string ChildMessage(const absl::StatusOr<MachineDescription>& machine) {
-  if (machine.ok()) return kDescribed + EncodeMachine(*machine);
-  const auto code = static_cast<int32_t>(machine.status().code());
-  std::string message(1, kFailed);
-  message.append(reinterpret_cast<const char*>(&code), sizeof code);
-  message.append(std::string(machine.status().message()));
-  return message;
-}
-
-absl::StatusOr<MachineDescription> FromChildMessage(std::string_view message,
-                                                    const std::string& what) {
-  if (!message.empty() && message[0] == kDescribed) {
-    absl::StatusOr<MachineDescription> machine = DecodeMachine(message.substr(1));
-    if (!machine.ok()) {
-      return absl::InternalError(
-          fmt::format("reading {}: {}", what, std::string(machine.status().message())));
-    }
-    return machine;
-  }
-  int32_t code = 0;
-  if (message.size() >= 1 + sizeof code && message[0] == kFailed) {
-    std::memcpy(&code, message.data() + 1, sizeof code);
-  }
-  // The child sends only failures this way; anything else is a message cut short.
-  if (code == 0) {
-    return absl::InternalError(fmt::format("the process loading {} gave no result", what));
-  }
-  return absl::Status(static_cast<absl::StatusCode>(code),
-                      std::string(message.substr(1 + sizeof code)));
-}
 
 void WriteAllOrExit(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -232,7 +196,7 @@ absl::StatusOr<MachineDescription> DescribeInChild(const TopologySource& source,
     } else {
       machine = hwloc.status();
     }
-    WriteAllOrExit(fds[1], ChildMessage(machine));
+    WriteAllOrExit(fds[1], EncodeLoadResult(machine));
     ::_exit(0);
   }
   ::close(fds[1]);
@@ -269,7 +233,7 @@ absl::StatusOr<MachineDescription> DescribeInChild(const TopologySource& source,
                     "again with lstopo",
                     sig, ::strsignal(sig), what));
   }
-  return FromChildMessage(message, what);
+  return DecodeLoadResult(message, what);
 }
 
 // hwloc takes any index (the synthetic "pack:1 pu:2(indexes=0,2000000000)" loads), but every

@@ -115,6 +115,10 @@ absl::StatusOr<std::vector<ObjectDescription>> GetObjects(Reader& r, const char*
   return objects;
 }
 
+// The first byte of a load result.
+constexpr char kDescribed = 'D';
+constexpr char kFailed = 'E';  // then the status code (4 bytes) and the message
+
 }  // namespace
 
 std::string EncodeMachine(const MachineDescription& machine) {
@@ -207,6 +211,36 @@ absl::StatusOr<MachineDescription> DecodeMachine(std::string_view bytes) {
   TOPOLOGYD_ASSIGN_OR_RETURN(machine.kubelet_test_map, r.GetBool("the test-map marker"));
   TOPOLOGYD_RETURN_IF_ERROR(r.Finish());
   return machine;
+}
+
+std::string EncodeLoadResult(const absl::StatusOr<MachineDescription>& result) {
+  if (result.ok()) return kDescribed + EncodeMachine(*result);
+  const auto code = static_cast<int32_t>(result.status().code());
+  std::string bytes(1, kFailed);
+  bytes.append(reinterpret_cast<const char*>(&code), sizeof code);
+  bytes.append(std::string(result.status().message()));
+  return bytes;
+}
+
+absl::StatusOr<MachineDescription> DecodeLoadResult(std::string_view bytes, std::string_view what) {
+  if (!bytes.empty() && bytes[0] == kDescribed) {
+    absl::StatusOr<MachineDescription> machine = DecodeMachine(bytes.substr(1));
+    if (!machine.ok()) {
+      return absl::InternalError(
+          fmt::format("reading {}: {}", what, std::string(machine.status().message())));
+    }
+    return machine;
+  }
+  int32_t code = 0;
+  if (bytes.size() >= 1 + sizeof code && bytes[0] == kFailed) {
+    std::memcpy(&code, bytes.data() + 1, sizeof code);
+  }
+  // Only failures travel with a code; a message cut short before it is no result.
+  if (code == 0) {
+    return absl::InternalError(fmt::format("the process loading {} gave no result", what));
+  }
+  return absl::Status(static_cast<absl::StatusCode>(code),
+                      std::string(bytes.substr(1 + sizeof code)));
 }
 
 }  // namespace topologyd::topology

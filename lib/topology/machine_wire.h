@@ -24,4 +24,13 @@ std::string EncodeMachine(const MachineDescription& machine);
 // INTERNAL, naming what was cut short or invalid, when `bytes` is not an EncodeMachine() output.
 absl::StatusOr<MachineDescription> DecodeMachine(std::string_view bytes);
 
+// A load's result as the loader child sends it: the description, or the status (code and
+// message) of a load that failed.
+std::string EncodeLoadResult(const absl::StatusOr<MachineDescription>& result);
+
+// The result EncodeLoadResult() encoded. INTERNAL "the process loading WHAT gave no result"
+// when `bytes` hold neither (a child that died before it wrote, or was cut short), and
+// "reading WHAT: ..." when a description is damaged.
+absl::StatusOr<MachineDescription> DecodeLoadResult(std::string_view bytes, std::string_view what);
+
 }  // namespace topologyd::topology

@@ -1,4 +1,5 @@
-// The loader child's wire format: every field survives, and damage is an error.
+// The loader child's wire format: every field survives, failures keep their code and message,
+// and damage is an error.
 #include "lib/topology/machine_wire.h"
 
 #include <string>
@@ -89,6 +90,37 @@ TEST(MachineWireTest, DamagedValuesAreErrors) {
   bad_list = EncodeMachine(MachineDescription{.pus = CpuSet({1})});
   bad_list[8] = 'x';  // the PU list "1" becomes "x"
   EXPECT_THAT(std::string(DecodeMachine(bad_list).status().message()), HasSubstr("invalid PUs"));
+}
+
+TEST(LoadResultTest, DescriptionsAndFailuresSurvive) {
+  absl::StatusOr<MachineDescription> described =
+      DecodeLoadResult(EncodeLoadResult(EveryField()), "the file");
+  ASSERT_TRUE(described.ok()) << described.status();
+  EXPECT_EQ(*described, EveryField());
+
+  for (const absl::Status& failure :
+       {absl::NotFoundError("hwloc XML file /x does not exist"),
+        absl::InvalidArgumentError("hwloc failed to load it: Invalid argument"),
+        absl::InternalError(""), absl::Status(absl::StatusCode::kUnavailable, "busy")}) {
+    EXPECT_EQ(DecodeLoadResult(EncodeLoadResult(failure), "the file").status(), failure);
+  }
+}
+
+TEST(LoadResultTest, NothingOrACutMessageIsNoResult) {
+  const std::string failed = EncodeLoadResult(absl::NotFoundError("gone"));
+  std::string zero_code = failed;
+  zero_code.replace(1, 4, std::string(4, '\0'));
+  for (const std::string& bytes :
+       {std::string(), failed.substr(0, 3), zero_code, std::string("x")}) {
+    absl::Status status = DecodeLoadResult(bytes, "the file").status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+    EXPECT_EQ(status.message(), "the process loading the file gave no result");
+  }
+  const std::string described = EncodeLoadResult(EveryField());
+  absl::Status cut =
+      DecodeLoadResult(described.substr(0, described.size() - 1), "the file").status();
+  EXPECT_EQ(cut.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(cut.message()), HasSubstr("reading the file: machine description"));
 }
 
 }  // namespace
