@@ -1,5 +1,6 @@
 #include "lib/admission/node_policy.h"
 
+#include <charconv>
 #include <map>
 #include <optional>
 #include <string>
@@ -185,6 +186,13 @@ absl::StatusOr<std::optional<std::map<std::string, uint64_t>>> NodeAllocatableRe
           return Invalid(at, fmt::format("\"{}\": give memory.available as a quantity (the "
                                          "bytes kubelet reserves for it), not a percentage",
                                          text));
+        }
+        double percent = 0;
+        const char* end = text.data() + text.size() - 1;
+        if (std::from_chars(text.data(), end, percent).ptr != end || !(percent > 0) ||
+            percent > 100) {
+          return Invalid(
+              at, fmt::format("\"{}\": a percentage must be above 0% and at most 100%", text));
         }
         continue;
       }

@@ -195,6 +195,16 @@ TEST(NodePolicyTest, ReservedMemoryMustAddUpToNodeAllocatableWhenItIsGiven) {
          c.eviction_hard = Map{{"memory.available", "5%"}};
        },
        "evictionHard.memory.available: \"5%\": give memory.available as a quantity"},
+      {"bad percentage of another signal",
+       [](config::Config& c) {
+         c.eviction_hard = Map{{"memory.available", "100Mi"}, {"nodefs.available", "120%"}};
+       },
+       "evictionHard.nodefs.available: \"120%\": a percentage must be above 0% and at most 100%"},
+      {"not a percentage",
+       [](config::Config& c) {
+         c.eviction_hard = Map{{"imagefs.available", "x%"}};
+       },
+       "evictionHard.imagefs.available: \"x%\""},
       {"bad quantity",
        [](config::Config& c) {
          c.kube_reserved = Map{{"memory", "1Gx"}};
