@@ -4,6 +4,7 @@
 // (canonical_checkpoint.h); BM_DecodeStateByDocument is the reader it falls back to, the
 // baseline in the same run.
 #include <string>
+#include <string_view>
 
 #include "lib/state/checkpoint_codec.h"
 
@@ -44,9 +45,11 @@ const std::string& Checkpoint() {
   return bytes;
 }
 
-void BM_DecodeState(benchmark::State& state) {
+// Decodes Checkpoint() with `decode` (both readers have this signature).
+void RunDecode(benchmark::State& state,
+               absl::StatusOr<State> (*decode)(std::string_view, std::string_view)) {
   for (auto _ : state) {
-    absl::StatusOr<State> decoded = DecodeState(Checkpoint());
+    absl::StatusOr<State> decoded = decode(Checkpoint(), "bench");
     if (!decoded.ok()) {
       state.SkipWithError(std::string(decoded.status().message()).c_str());
       return;
@@ -55,18 +58,12 @@ void BM_DecodeState(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * Checkpoint().size()));
 }
+
+void BM_DecodeState(benchmark::State& state) { RunDecode(state, &DecodeState); }
 BENCHMARK(BM_DecodeState)->Unit(benchmark::kMillisecond);
 
 void BM_DecodeStateByDocument(benchmark::State& state) {
-  for (auto _ : state) {
-    absl::StatusOr<State> decoded = internal::DecodeStateByDocument(Checkpoint(), "bench");
-    if (!decoded.ok()) {
-      state.SkipWithError(std::string(decoded.status().message()).c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(decoded->pods.size());
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * Checkpoint().size()));
+  RunDecode(state, &internal::DecodeStateByDocument);
 }
 BENCHMARK(BM_DecodeStateByDocument)->Unit(benchmark::kMillisecond);
 

@@ -166,12 +166,13 @@ absl::StatusOr<std::optional<std::map<std::string, uint64_t>>> NodeAllocatableRe
     if (!values->has_value()) continue;
     for (const auto& [resource, text] : **values) {
       const std::string at = fmt::format("{}.{}", key, resource);
-      absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
-      if (!q.ok()) return KeyError(at, q.status());
-      if (resource != "memory" && !resource.starts_with("hugepages-")) continue;
-      absl::StatusOr<uint64_t> bytes = Bytes(at, text);
-      if (!bytes.ok()) return bytes.status();
-      reservation[resource] += *bytes;
+      if (resource == "memory" || resource.starts_with("hugepages-")) {
+        absl::StatusOr<uint64_t> bytes = Bytes(at, text);
+        if (!bytes.ok()) return bytes.status();
+        reservation[resource] += *bytes;
+      } else if (absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text); !q.ok()) {
+        return KeyError(at, q.status());
+      }
     }
   }
   if (!config.eviction_hard) {
@@ -196,12 +197,13 @@ absl::StatusOr<std::optional<std::map<std::string, uint64_t>>> NodeAllocatableRe
         }
         continue;
       }
-      absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
-      if (!q.ok()) return KeyError(at, q.status());
-      if (signal != "memory.available") continue;
-      absl::StatusOr<uint64_t> bytes = Bytes(at, text);
-      if (!bytes.ok()) return bytes.status();
-      reservation["memory"] += *bytes;
+      if (signal == "memory.available") {
+        absl::StatusOr<uint64_t> bytes = Bytes(at, text);
+        if (!bytes.ok()) return bytes.status();
+        reservation["memory"] += *bytes;
+      } else if (absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text); !q.ok()) {
+        return KeyError(at, q.status());
+      }
     }
   }
   return std::optional<std::map<std::string, uint64_t>>(std::move(reservation));

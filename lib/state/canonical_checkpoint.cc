@@ -71,6 +71,14 @@ int IndexOf(const std::array<std::string_view, N>& names, std::string_view name)
   return -1;
 }
 
+// Whether the canonical form writes `text` escaped (a quote, a backslash or a control
+// character); such strings take the careful path.
+bool NeedsEscape(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+  });
+}
+
 struct Frame {
   Place place;
   int member = -1;    // objects of fixed members: the member being read
@@ -156,12 +164,7 @@ class Reader {
       stored_checksum_ = std::move(value);
       return true;
     }
-    // The canonical form escapes these; a string with one takes the careful path.
-    if (value.find_first_of("\"\\") != std::string::npos ||
-        std::any_of(value.begin(), value.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-      return false;
-    }
+    if (NeedsEscape(value)) return false;
     BeginValue();
     Write("\"");
     Write(value);
@@ -273,11 +276,7 @@ class Reader {
       case Place::kDevices:
         // Resource names, sorted and unique like every canonical object's members.
         if (!frame.first && !(frame.key < name)) return false;
-        if (name.find_first_of("\"\\") != std::string::npos ||
-            std::any_of(name.begin(), name.end(),
-                        [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-          return false;
-        }
+        if (NeedsEscape(name)) return false;
         WriteKey(frame, name);
         frame.key = std::move(name);
         return true;
