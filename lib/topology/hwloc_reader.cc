@@ -1,9 +1,12 @@
 #include "lib/topology/hwloc_reader.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -166,14 +169,47 @@ void WriteAllOrExit(int fd, std::string_view bytes) {
   }
 }
 
+// What the parent got from the child's pipe.
+enum class ChildOutput { kComplete, kTooLarge, kTimedOut };
+
+// Reads the child's message until it closes the pipe, the message outgrows kMaxChildMessage
+// or `deadline` passes; in the last two cases the child is killed (and still to be reaped).
+ChildOutput ReadChildOutput(int fd, pid_t pid, std::chrono::steady_clock::time_point deadline,
+                            std::string* message) {
+  char buffer[65536];
+  for (;;) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      ::kill(pid, SIGKILL);
+      return ChildOutput::kTimedOut;
+    }
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, static_cast<int>(std::min<int64_t>(left.count(), 60'000)));
+    if (polled == 0 || (polled < 0 && errno == EINTR)) continue;  // the loop checks the deadline
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return ChildOutput::kComplete;
+    if (message->size() + static_cast<size_t>(n) > kMaxChildMessage) {
+      ::kill(pid, SIGKILL);
+      return ChildOutput::kTooLarge;
+    }
+    message->append(buffer, static_cast<size_t>(n));
+  }
+}
+
 // hwloc 2.9 crashes on some malformed XML instead of failing (a Package without
 // complete_cpuset: SIGSEGV in hwloc_bitmap_compare_first), and we cannot list every such input.
 // So a topology file is loaded in a forked child only: the child loads and describes it and
 // writes the description to a pipe; a crash kills the child, and the parent never runs hwloc
-// on the file (nor loads it a second time). The child logs nothing (locks of other threads
-// are copied held) and leaves with _exit().
+// on the file (nor loads it a second time). A child that takes longer than `time_limit` (a
+// file on a server that does not answer, a FIFO named by HWLOC_XMLFILE) is killed, so that
+// start-up fails with a message instead of hanging until systemd gives up. The child logs
+// nothing (locks of other threads are copied held) and leaves with _exit().
 absl::StatusOr<MachineDescription> DescribeInChild(const TopologySource& source,
-                                                   const std::string& what) {
+                                                   const std::string& what,
+                                                   std::chrono::milliseconds time_limit) {
+  const auto deadline = std::chrono::steady_clock::now() + time_limit;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return absl::InternalError(
@@ -201,19 +237,7 @@ absl::StatusOr<MachineDescription> DescribeInChild(const TopologySource& source,
   }
   ::close(fds[1]);
   std::string message;
-  bool too_large = false;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (message.size() + static_cast<size_t>(n) > kMaxChildMessage) {
-      too_large = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    message.append(buffer, static_cast<size_t>(n));
-  }
+  const ChildOutput output = ReadChildOutput(fds[0], pid, deadline, &message);
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
@@ -222,9 +246,15 @@ absl::StatusOr<MachineDescription> DescribeInChild(const TopologySource& source,
           fmt::format("cannot wait for the process loading {}: {}", what, ErrnoText(errno)));
     }
   }
-  if (too_large) {
+  if (output == ChildOutput::kTooLarge) {
     return absl::InternalError(
         fmt::format("the description of {} is larger than {} bytes", what, kMaxChildMessage));
+  }
+  if (output == ChildOutput::kTimedOut) {
+    return absl::DeadlineExceededError(fmt::format(
+        "hwloc did not finish reading {} within {} ms, and was stopped: is the file on a "
+        "device or server that does not answer, or not a file at all?",
+        what, time_limit.count()));
   }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -318,16 +348,18 @@ absl::StatusOr<HwlocTopologyPtr> LoadHwloc(const TopologySource& source) {
   return topology;
 }
 
-absl::StatusOr<MachineDescription> ReadMachine(const TopologySource& source) {
+absl::StatusOr<MachineDescription> ReadMachine(const TopologySource& source,
+                                               std::chrono::milliseconds time_limit) {
   if (source.kind == TopologySource::Kind::kXml) {
-    return DescribeInChild(source, DescribeSource(source));
+    return DescribeInChild(source, DescribeSource(source), time_limit);
   }
   // hwloc's environment can stand in for the live machine (how tests point it elsewhere); an
   // XML file named there can crash hwloc like a configured one.
   if (const char* xml = std::getenv("HWLOC_XMLFILE");
       source.kind == TopologySource::Kind::kLive && xml != nullptr && *xml != '\0') {
-    return DescribeInChild(source, fmt::format("{} (HWLOC_XMLFILE {})", DescribeSource(source),
-                                               EscapeForMessage(xml)));
+    return DescribeInChild(
+        source, fmt::format("{} (HWLOC_XMLFILE {})", DescribeSource(source), EscapeForMessage(xml)),
+        time_limit);
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(HwlocTopologyPtr hwloc, LoadHwloc(source));
   return DescribeMachine(hwloc.get());

@@ -5,7 +5,8 @@
 // applying any rule; BuildTopology() (topology_builder.h) does the rest. An XML file (the
 // configured source, or one HWLOC_XMLFILE names for the live machine) is loaded in a forked
 // child, since a malformed file can crash hwloc: the child sends the description back
-// (machine_wire.h). LoadHwloc() and DescribeMachine() are the two steps, in this process.
+// (machine_wire.h), and killed if it takes longer than a time limit. LoadHwloc() and
+// DescribeMachine() are the two steps, in this process.
 //
 // Thread-safety: an hwloc topology may be read from several threads once loaded, but
 // LoadHwloc() results are not shared by this module.
@@ -13,6 +14,7 @@
 
 #include <hwloc.h>
 
+#include <chrono>
 #include <memory>
 
 #include "lib/topology/hwloc_source.h"
@@ -27,9 +29,15 @@ struct HwlocTopologyDeleter {
 };
 using HwlocTopologyPtr = std::unique_ptr<hwloc_topology, HwlocTopologyDeleter>;
 
-// The description of `source`, read as described above. Errors as for LoadTopology(), and
-// INVALID_ARGUMENT when hwloc crashed on the XML file.
-absl::StatusOr<MachineDescription> ReadMachine(const TopologySource& source);
+// How long the child may take to load and describe an XML file: a real machine's export takes
+// milliseconds, and this is well below systemd's default start-up timeout (90 s).
+inline constexpr std::chrono::milliseconds kXmlLoadTimeLimit = std::chrono::seconds(30);
+
+// The description of `source`, read as described above. Errors as for LoadTopology(),
+// INVALID_ARGUMENT when hwloc crashed on the XML file, and DEADLINE_EXCEEDED when the child
+// did not finish within `time_limit`.
+absl::StatusOr<MachineDescription> ReadMachine(
+    const TopologySource& source, std::chrono::milliseconds time_limit = kXmlLoadTimeLimit);
 
 // Initializes, configures (include disallowed CPUs, keep important I/O devices) and loads an
 // hwloc topology from `source`, in this process: an XML file that crashes hwloc takes the

@@ -16,7 +16,8 @@
 //
 // Errors are returned, never fatal: NOT_FOUND for a missing XML file, INVALID_ARGUMENT for
 // an XML or synthetic description hwloc refuses (hwloc may also print its own parse
-// diagnostics on stderr), INTERNAL when hwloc itself fails. Each message names the source.
+// diagnostics on stderr), DEADLINE_EXCEEDED for an XML file hwloc did not finish reading in
+// time (hwloc_reader.h), INTERNAL when hwloc itself fails. Each message names the source.
 //
 // Thread-safety: LoadTopology() may be called concurrently; each call owns its hwloc
 // topology and destroys it before returning.

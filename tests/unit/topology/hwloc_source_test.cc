@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +18,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 namespace topologyd::topology {
 namespace {
@@ -344,6 +349,35 @@ TEST(ReadMachineTest, ErrorsFromTheChildAreTheInProcessErrors) {
     EXPECT_FALSE(in_child.ok()) << path;
     EXPECT_EQ(in_child, LoadHwloc(source).status()) << path;
   }
+}
+
+// A FIFO nobody writes to blocks hwloc's open() for good: a stand-in for a file on a server
+// that does not answer. (A configured XML source must be a regular file; HWLOC_XMLFILE is not
+// checked before hwloc opens it.)
+TEST(ReadMachineTest, AChildStillLoadingAtTheTimeLimitIsStoppedAndReaped) {
+  TempDir dir;
+  const std::string fifo = (dir.path() / "machine.xml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  ScopedEnv xml("HWLOC_XMLFILE", fifo);
+
+  absl::Status status =
+      ReadMachine(TopologySource::Live(), std::chrono::milliseconds(200)).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("hwloc did not finish reading the live machine (HWLOC_XMLFILE " + fifo +
+                        ") within 200 ms"));
+  // The killed child was waited for: this process has no child left.
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(ReadMachineTest, AChildThatFinishesInTimeIsNotStopped) {
+  ScopedEnv xml("HWLOC_XMLFILE", kFixture);
+  absl::StatusOr<MachineDescription> read =
+      ReadMachine(TopologySource::Live(), std::chrono::milliseconds(10'000));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, ReadMachine(TopologySource::Xml(kFixture)).value());
 }
 
 TEST(DescribeSourceTest, NamesTheSource) {
