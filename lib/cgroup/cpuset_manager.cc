@@ -209,6 +209,28 @@ ApplyResult CpusetManager::Apply(const std::vector<CpusetTarget>& desired) {
   return result;
 }
 
+std::optional<ConstrainedCgroup> CpusetManager::CheckEffective(const CpusetTarget& target) const {
+  auto read = [&](std::string_view file) -> std::optional<CpuSet> {
+    absl::StatusOr<std::string> text = root_.ReadFile(target.cgroup, file);
+    if (!text.ok()) return std::nullopt;
+    absl::StatusOr<CpuSet> set = CpuSet::Parse(*text);
+    if (!set.ok()) return std::nullopt;
+    return *set;
+  };
+  ConstrainedCgroup out{.cgroup = target.cgroup, .cpus = target.cpus, .mems = target.mems};
+  bool lacking = false;
+  if (std::optional<CpuSet> cpus = read("cpuset.cpus.effective")) {
+    lacking = !target.cpus.IsSubsetOf(*cpus);
+    out.effective_cpus = *std::move(cpus);
+  }
+  if (target.mems) {
+    out.effective_mems = read("cpuset.mems.effective");
+    lacking = lacking || (out.effective_mems && !target.mems->IsSubsetOf(*out.effective_mems));
+  }
+  if (!lacking) return std::nullopt;
+  return out;
+}
+
 ReconcileReport CpusetManager::Reconcile(const std::vector<CpusetTarget>& desired, Timestamp now) {
   ReconcileReport report;
   Prepared prepared = Prepare(desired, report.apply);
@@ -224,11 +246,25 @@ ReconcileReport CpusetManager::Reconcile(const std::vector<CpusetTarget>& desire
   }
   report.drifted = static_cast<int>(drifted.size());
   Execute(PlanWrites(version_, prepared.current, prepared.valid), report.apply);
+  auto failed = [&](std::string_view cgroup) {
+    for (const TargetFailure& f : report.apply.failures) {
+      if (f.cgroup == cgroup) return true;
+    }
+    return false;
+  };
   if (options_.apply) {
     for (std::string_view cgroup : drifted) {
-      bool failed = false;
-      for (const TargetFailure& f : report.apply.failures) failed = failed || f.cgroup == cgroup;
-      if (!failed) ++report.repaired;
+      if (!failed(cgroup)) ++report.repaired;
+    }
+    // v1 keeps children within their parent (it refuses the parent's narrowing, and removes
+    // offlined CPUs from cpuset.cpus itself, which shows as drift): only v2 can diverge.
+    if (version_ == CgroupVersion::kV2) {
+      for (const CpusetTarget& target : prepared.valid) {
+        if (failed(target.cgroup)) continue;
+        if (std::optional<ConstrainedCgroup> c = CheckEffective(target)) {
+          report.constrained.push_back(*std::move(c));
+        }
+      }
     }
   }
   // Present again (or still present), even where it could not be read or written this time:

@@ -4,7 +4,8 @@
 //   Register(cgroup)             the engine declares a cgroup it owns (a container it admitted,
 //                                or a parent it manages); only registered cgroups are written.
 //   Apply(desired)               read each target's current cpuset, plan (planner.h), write.
-//   Reconcile(desired, now)      the same, counted as drift repair, plus "cgroup gone" tracking.
+//   Reconcile(desired, now)      the same, counted as drift repair, plus "cgroup gone" tracking
+//                                and (v2) targets whose effective cpuset lacks desired CPUs.
 //
 // Failures never abort a batch and never throw: each failed target is reported once, with the
 // first error (NOT_FOUND when its cgroup disappeared, FAILED_PRECONDITION when the kernel refused
@@ -89,13 +90,29 @@ struct GoneCgroup {
   Timestamp missing_since;
 };
 
+// cgroup v2: a target whose cpuset files hold what topologyd wrote, but whose tasks may not
+// run on all of it: some desired CPUs (or memory nodes) are missing from cpuset.cpus.effective
+// (cpuset.mems.effective). A parent narrowed by someone else, or CPUs taken offline or into a
+// partition, do that; when none of the desired CPUs is left the kernel even falls back to the
+// parent's CPUs. Rewriting the target cannot fix it, so it is reported, not repaired.
+struct ConstrainedCgroup {
+  std::string cgroup;
+  CpuSet cpus;                           // desired
+  CpuSet effective_cpus;                 // as the kernel reports it
+  std::optional<CpuSet> mems;            // desired, when the target sets mems
+  std::optional<CpuSet> effective_mems;  // when read
+};
+
 struct ReconcileReport {
   int checked = 0;               // targets examined (registered and valid)
   int in_sync = 0;               // already right
   int drifted = 0;               // found different from desired
   int repaired = 0;              // drifted and rewritten successfully (0 in a dry run)
   std::vector<GoneCgroup> gone;  // also listed in `apply.failures` as NOT_FOUND
-  ApplyResult apply;             // the writes and failures of the repair
+  // v2 only, not in a dry run: targets without failures (after the repair) whose effective
+  // sets lack part of the desired ones. An unreadable effective file is skipped.
+  std::vector<ConstrainedCgroup> constrained;
+  ApplyResult apply;  // the writes and failures of the repair
 };
 
 class CpusetManager {
@@ -149,6 +166,8 @@ class CpusetManager {
   Prepared Prepare(const std::vector<CpusetTarget>& desired, ApplyResult& result);
   absl::Status EnsureCpusetController(std::string_view cgroup, ApplyResult& result);
   void Execute(const std::vector<CpusetWrite>& plan, ApplyResult& result);
+  // The ConstrainedCgroup for `target`, if its effective sets lack desired members.
+  std::optional<ConstrainedCgroup> CheckEffective(const CpusetTarget& target) const;
   absl::Status Write(std::string_view cgroup, std::string_view file, std::string value,
                      ApplyResult& result);
 

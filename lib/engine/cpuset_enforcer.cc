@@ -115,6 +115,7 @@ cgroup::ReconcileReport CpusetEnforcer::Reconcile(const std::vector<cgroup::Cpus
   cgroup::ReconcileReport report = manager_->Reconcile(valid, now);
   Count(report.apply, valid);
   counters_.drift_repairs += static_cast<uint64_t>(report.repaired);
+  counters_.constrained = report.constrained.size();
   return report;
 }
 

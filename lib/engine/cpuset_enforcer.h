@@ -27,6 +27,9 @@ struct EnforcerCounters {
   uint64_t writes = 0;
   uint64_t failed_writes = 0;
   uint64_t drift_repairs = 0;
+  // Cgroups the last reconcile found running on less than their cpuset (v2; see
+  // cgroup::ConstrainedCgroup). A gauge, not a running total.
+  uint64_t constrained = 0;
 };
 
 class CpusetEnforcer {

@@ -543,6 +543,7 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
       snapshot = records_;
     }
     cgroup::ReconcileReport report = enforcer_->Reconcile(targets, now);
+    LogConstrained(report.constrained);
     for (const cgroup::GoneCgroup& gone : report.gone) {
       if (now - gone.missing_since < grace) continue;
       for (const auto& [uid, pod] : snapshot.pods) {
@@ -573,6 +574,39 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
                        released.status().message()));
     }
   }
+}
+
+void Engine::LogConstrained(const std::vector<cgroup::ConstrainedCgroup>& found) {
+  // A narrowed parent constrains every container below it: name a few, count the rest.
+  constexpr size_t kNamedPerPass = 8;
+  std::set<std::string> now;
+  size_t fresh = 0;
+  for (const cgroup::ConstrainedCgroup& c : found) {
+    now.insert(c.cgroup);
+    if (constrained_.count(c.cgroup) != 0 || ++fresh > kNamedPerPass) continue;
+    std::string effective = fmt::format("CPUs {}", c.effective_cpus.ToString());
+    std::string assigned = fmt::format("CPUs {}", c.cpus.ToString());
+    if (c.mems && c.effective_mems && !c.mems->IsSubsetOf(*c.effective_mems)) {
+      effective += fmt::format(" and memory nodes {}", c.effective_mems->ToString());
+      assigned += fmt::format(" and memory nodes {}", c.mems->ToString());
+    }
+    log_error_(fmt::format(
+        "cgroup {} holds its assigned {}, but the kernel gives its tasks {} (cpuset.*.effective): "
+        "a parent cgroup's cpuset was narrowed, or CPUs went offline or into a cpuset "
+        "partition. Rewriting the container's cpuset cannot fix that; widen the parent again",
+        c.cgroup, assigned, effective));
+  }
+  if (fresh > kNamedPerPass) {
+    log_error_(fmt::format("{} more cgroups run on less than their cpuset, as above",
+                           fresh - kNamedPerPass));
+  }
+  size_t recovered = 0;
+  for (const std::string& cgroup : constrained_) recovered += now.count(cgroup) == 0 ? 1 : 0;
+  if (recovered > 0) {
+    log_(fmt::format("{} cgroup(s) no longer run on less than their cpuset ({} still do)",
+                     recovered, now.size()));
+  }
+  constrained_ = std::move(now);
 }
 
 void Engine::StartReconcileLoop() {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -183,6 +184,9 @@ class Engine {
   std::vector<ContainerView> Views(const state::PodRecord& pod) const;  // requires mu_
 
   // Why the engine is not acknowledging changes, from the writer's counters; empty if it is.
+  // Logs the cgroups of `found` not constrained at the previous reconcile, and those no longer
+  // constrained. Called under enforce_mu_.
+  void LogConstrained(const std::vector<cgroup::ConstrainedCgroup>& found);
   std::string HealthProblem(const GroupCommitter::Stats& written,
                             std::chrono::steady_clock::time_point now) const;
 
@@ -206,6 +210,9 @@ class Engine {
 
   std::mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
   std::unique_ptr<CpusetEnforcer> enforcer_;
+  // Cgroups the last reconcile found constrained (cgroup::ConstrainedCgroup), so each is
+  // logged when it becomes so and when it recovers. Guarded by enforce_mu_.
+  std::set<std::string> constrained_;
   // The state generation last written to the cgroups; guarded by mu_ (set under enforce_mu_).
   std::optional<uint64_t> enforced_generation_;
 

@@ -94,6 +94,7 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
   cgroup->set_writes(status.cgroup.writes);
   cgroup->set_failed_writes(status.cgroup.failed_writes);
   cgroup->set_drift_repairs(status.cgroup.drift_repairs);
+  cgroup->set_constrained(status.cgroup.constrained);
   cgroup->set_driver(config.cgroup.driver);
   cgroup->set_root(config.cgroup.root);
   response->set_healthy(status.healthy);

@@ -5,6 +5,7 @@
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
 
+#include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
 namespace topoctl {
@@ -31,7 +32,8 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
         {"root", r.cgroup().root()},
         {"writes", r.cgroup().writes()},
         {"failed_writes", r.cgroup().failed_writes()},
-        {"drift_repairs", r.cgroup().drift_repairs()}}},
+        {"drift_repairs", r.cgroup().drift_repairs()},
+        {"constrained", r.cgroup().constrained()}}},
       {"healthy", nullptr},
       {"problem", nullptr},
       {"checkpoint", nullptr},
@@ -84,6 +86,12 @@ std::string CheckpointText(const nlohmann::json& c) {
          std::to_string(c["failed_writes"].get<uint64_t>()) + " failed)";
 }
 
+std::string ConstrainedText(uint64_t constrained) {
+  if (constrained == 0) return "";
+  return fmt::format("; {} container cgroup(s) run on less than their cpuset (see the log)",
+                     constrained);
+}
+
 void PrintStatusTable(const nlohmann::json& doc) {
   std::vector<std::vector<std::string>> rows = {
       {"version", doc["version"]},
@@ -98,7 +106,8 @@ void PrintStatusTable(const nlohmann::json& doc) {
       {"cgroup", doc["cgroup"]["driver"].get<std::string>() + " " +
                      doc["cgroup"]["version"].get<std::string>() + " at " +
                      doc["cgroup"]["root"].get<std::string>() +
-                     (doc["cgroup"]["apply"].get<bool>() ? "" : " (dry run)")},
+                     (doc["cgroup"]["apply"].get<bool>() ? "" : " (dry run)") +
+                     ConstrainedText(doc["cgroup"]["constrained"].get<uint64_t>())},
       {"health", HealthText(doc)},
       {"checkpoint", CheckpointText(doc["checkpoint"])},
   };

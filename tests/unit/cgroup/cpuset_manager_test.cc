@@ -1,6 +1,7 @@
 #include "lib/cgroup/cpuset_manager.h"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -318,6 +319,60 @@ TEST_P(CpusetManagerTest, ReconcileRepairsDriftAndTracksGoneCgroups) {
   gone = manager_->Reconcile(Pool("0-3", "4-7"), t1 + std::chrono::seconds(7));
   ASSERT_EQ(gone.gone.size(), 1u);
   EXPECT_EQ(gone.gone[0].missing_since, t1 + std::chrono::seconds(7));
+}
+
+// The files hold what was written, but the kernel runs the tasks on less: v2 reports it (v1
+// cannot get there: it keeps children within their parents).
+TEST_P(CpusetManagerTest, ReconcileReportsEffectiveSetsThatLackDesiredMembers) {
+  const bool v2 = GetParam().version == CgroupVersion::kV2;
+  const std::string cpus_effective = v2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus";
+  ASSERT_TRUE(manager_->Apply(Pool("0-3", "4-7")).ok());
+  EXPECT_TRUE(manager_->Reconcile(Pool("0-3", "4-7"), Timestamp()).constrained.empty());
+
+  WriteText(hierarchy_ + "/" + exclusive_ + "/" + cpus_effective, "4-5\n");
+  WriteText(hierarchy_ + "/" + shared1_ + "/" + cpus_effective, "6-7\n");  // the fallback case
+  WriteText(hierarchy_ + "/" + shared2_ + "/cpuset.mems.effective", "0\n");
+  ReconcileReport r = manager_->Reconcile(Pool("0-3", "4-7"), Timestamp());
+  EXPECT_EQ(r.in_sync, 3);
+  EXPECT_TRUE(r.apply.writes.empty());
+  if (!v2) {
+    EXPECT_TRUE(r.constrained.empty());
+    return;
+  }
+  ASSERT_EQ(r.constrained.size(), 3u);
+  std::map<std::string, ConstrainedCgroup> by_cgroup;
+  for (const ConstrainedCgroup& c : r.constrained) by_cgroup.emplace(c.cgroup, c);
+  EXPECT_EQ(by_cgroup.at(exclusive_).cpus, S("4-7"));
+  EXPECT_EQ(by_cgroup.at(exclusive_).effective_cpus, S("4-5"));
+  EXPECT_EQ(by_cgroup.at(shared1_).effective_cpus, S("6-7"));
+  EXPECT_EQ(by_cgroup.at(shared2_).effective_cpus, S("0-7"));
+  EXPECT_EQ(by_cgroup.at(shared2_).effective_mems, S("0"));
+  EXPECT_EQ(by_cgroup.at(shared2_).mems, S("0-1"));
+
+  // Unreadable or unparsable effective files say nothing.
+  std::filesystem::remove(hierarchy_ + "/" + exclusive_ + "/" + cpus_effective);
+  WriteText(hierarchy_ + "/" + shared1_ + "/" + cpus_effective, "garbage\n");
+  r = manager_->Reconcile(Pool("0-3", "4-7"), Timestamp());
+  ASSERT_EQ(r.constrained.size(), 1u);
+  EXPECT_EQ(r.constrained[0].cgroup, shared2_);
+
+  // A target that failed this pass is not judged on what it holds.
+  std::filesystem::remove(hierarchy_ + "/" + shared2_ + "/cpuset.cpus");
+  r = manager_->Reconcile(Pool("0-3", "4-7"), Timestamp());
+  EXPECT_FALSE(r.apply.ok());
+  EXPECT_TRUE(r.constrained.empty());
+}
+
+TEST_P(CpusetManagerTest, DryRunReconcileReportsNoConstrainedCgroups) {
+  WriteText(hierarchy_ + "/" + exclusive_ + "/" +
+                (GetParam().version == CgroupVersion::kV2 ? "cpuset.cpus.effective"
+                                                          : "cpuset.effective_cpus"),
+            "4\n");
+  CpusetManager::Options options;
+  options.apply = false;
+  Open(options);
+  // Nothing was written, so the effective sets judge the old values, not the desired ones.
+  EXPECT_TRUE(manager_->Reconcile(Pool("0-3", "4-7"), Timestamp()).constrained.empty());
 }
 
 TEST_P(CpusetManagerTest, DryRunReconcileCountsDriftButRepairsNothing) {

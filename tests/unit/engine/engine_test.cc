@@ -377,6 +377,44 @@ TEST_F(EngineTest, AllocatePinsCgroupsAndSharedPoolFollowsExclusiveAdmissions) {
   EXPECT_EQ(ReadText(Cg("kubepods/burstable/podshared/c1/cpuset.cpus")), "0-15");
 }
 
+// A parent narrowed behind topologyd's back (v2): the container's cpuset.cpus still reads as
+// written, so it is no drift, but cpuset.cpus.effective lacks CPUs. Reconcile reports it in
+// Status and logs it once, and logs the recovery.
+TEST_F(EngineTest, ReconcileReportsContainersRunningOnLessThanTheirCpuset) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok());
+  ASSERT_TRUE((*engine)->Admit(MakePod("excl", "4")).ok());
+  for (const char* cg : {"kubepods", "kubepods/podexcl", "kubepods/podexcl/c1"}) {
+    MakeCgroup(Cg(cg), "0-15");
+  }
+  auto bound = (*engine)->Allocate("excl", "app", "c1", "kubepods/podexcl/c1");
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  const CpuSet mine = bound->cpus;
+  ASSERT_EQ(mine.Size(), 4);
+  (*engine)->ReconcileOnce(std::chrono::steady_clock::now());
+  EXPECT_EQ((*engine)->Status().cgroup.constrained, 0u);
+
+  // The kernel now runs the container on one of its four CPUs only.
+  CpuSet left;
+  left.Add(*mine.begin());
+  WriteText(Cg("kubepods/podexcl/c1/cpuset.cpus.effective"), left.ToString() + "\n");
+  for (int pass = 0; pass < 2; ++pass) {
+    (*engine)->ReconcileOnce(std::chrono::steady_clock::now());
+    EXPECT_EQ((*engine)->Status().cgroup.constrained, 1u);
+    EXPECT_EQ(ReadText(Cg("kubepods/podexcl/c1/cpuset.cpus")), mine.ToString());  // not drift
+  }
+  std::vector<std::string> errors = Logged(error_log_);
+  ASSERT_EQ(errors.size(), 1u) << "logged once, not at every pass";
+  EXPECT_THAT(errors[0],
+              HasSubstr("kubepods/podexcl/c1 holds its assigned CPUs " + mine.ToString() +
+                        ", but the kernel gives its tasks CPUs " + left.ToString()));
+
+  WriteText(Cg("kubepods/podexcl/c1/cpuset.cpus.effective"), "0-15\n");
+  (*engine)->ReconcileOnce(std::chrono::steady_clock::now());
+  EXPECT_EQ((*engine)->Status().cgroup.constrained, 0u);
+  EXPECT_THAT(Logged(info_log_).back(), HasSubstr("1 cgroup(s) no longer run on less"));
+}
+
 TEST_F(EngineTest, AllocateRefusesUnknownPodsAndUnsafePaths) {
   auto engine = StartEngine();
   ASSERT_TRUE(engine.ok());
