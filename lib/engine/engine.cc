@@ -593,7 +593,8 @@ void Engine::LogConstrained(const std::vector<cgroup::ConstrainedCgroup>& found)
     log_error_(fmt::format(
         "cgroup {} holds its assigned {}, but the kernel gives its tasks {} (cpuset.*.effective): "
         "a parent cgroup's cpuset was narrowed, or CPUs went offline or into a cpuset "
-        "partition. Rewriting the container's cpuset cannot fix that; widen the parent again",
+        "partition. Rewriting the container's cpuset cannot fix that: restore the parent's "
+        "cpuset, or bring the CPUs back online",
         c.cgroup, assigned, effective));
   }
   if (fresh > kNamedPerPass) {
