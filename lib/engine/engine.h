@@ -183,10 +183,10 @@ class Engine {
   void Enforce();
   std::vector<ContainerView> Views(const state::PodRecord& pod) const;  // requires mu_
 
-  // Why the engine is not acknowledging changes, from the writer's counters; empty if it is.
   // Logs the cgroups of `found` not constrained at the previous reconcile, and those no longer
   // constrained. Called under enforce_mu_.
   void LogConstrained(const std::vector<cgroup::ConstrainedCgroup>& found);
+  // Why the engine is not acknowledging changes, from the writer's counters; empty if it is.
   std::string HealthProblem(const GroupCommitter::Stats& written,
                             std::chrono::steady_clock::time_point now) const;
 

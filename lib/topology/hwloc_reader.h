@@ -5,7 +5,7 @@
 // applying any rule; BuildTopology() (topology_builder.h) does the rest. An XML file (the
 // configured source, or one HWLOC_XMLFILE names for the live machine) is loaded in a forked
 // child, since a malformed file can crash hwloc: the child sends the description back
-// (machine_wire.h), and killed if it takes longer than a time limit. LoadHwloc() and
+// (machine_wire.h), and is killed if it takes longer than a time limit. LoadHwloc() and
 // DescribeMachine() are the two steps, in this process.
 //
 // Thread-safety: an hwloc topology may be read from several threads once loaded, but
