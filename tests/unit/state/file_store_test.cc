@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
+#include <thread>
 
 #include "lib/state/checkpoint_codec.h"
 #include "tests/unit/state/test_util.h"
@@ -444,6 +446,41 @@ TEST(CheckpointStoreTest, FailedLoadOperationsAreReported) {
   s.fs.FailOperation(2, EACCES);  // list (1) then read (2)
   absl::StatusOr<std::optional<State>> loaded = s.store->Load();
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kPermissionDenied) << loaded.status();
+}
+
+// ReadFile sizes its buffer from fstat: files of any size read whole, and so do files whose
+// size fstat does not tell (a pipe), through the growing path.
+TEST(FileSystemTest, ReadFileReadsWholeFilesWhateverFstatSays) {
+  TempDir tmp;
+  PosixFileSystem fs;
+  std::string big(1 << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131 % 251);
+  big += "tail";
+  for (const std::string& contents : {std::string(), std::string("x"), big}) {
+    const std::string f = tmp.path() + "/f" + std::to_string(contents.size());
+    ASSERT_TRUE(fs.WriteNewFileAndSync(f, contents, 0600).ok());
+    absl::StatusOr<std::string> read = fs.ReadFile(f);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(*read, contents) << contents.size() << " bytes";
+  }
+
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    std::string_view rest = big;
+    while (!rest.empty()) {
+      const ssize_t n = ::write(fds[1], rest.data(), rest.size());
+      if (n <= 0) break;
+      rest.remove_prefix(static_cast<size_t>(n));
+    }
+    ::close(fds[1]);
+  });
+  absl::StatusOr<std::string> piped = fs.ReadFile("/proc/self/fd/" + std::to_string(fds[0]));
+  writer.join();
+  ::close(fds[0]);
+  ASSERT_TRUE(piped.ok()) << piped.status();
+  EXPECT_EQ(piped->size(), big.size());
+  EXPECT_TRUE(*piped == big);
 }
 
 TEST(FileSystemTest, PosixBasics) {
