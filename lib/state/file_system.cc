@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -79,15 +80,24 @@ absl::StatusOr<std::string> PosixFileSystem::ReadFile(const std::string& path) {
   // end needs no growth): a checkpoint of hundreds of KB is then not grown by doubling, copied
   // and faulted in several times over, which is a measurable part of start-up. Reading goes
   // on to the end, so a file that changes size meanwhile is still read whole.
+  auto too_large = [&] {
+    return absl::OutOfRangeError(fmt::format(
+        "read {}: the file is larger than {} bytes, far more than any checkpoint; it is damaged",
+        path, kMaxReadBytes));
+  };
   struct stat st;
   size_t capacity = 65536;
   if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    if (static_cast<uint64_t>(st.st_size) > kMaxReadBytes) return too_large();
     capacity = static_cast<size_t>(st.st_size) + 1;
   }
   std::string contents(capacity, '\0');
   size_t size = 0;
   while (true) {
-    if (size == contents.size()) contents.resize(contents.size() * 2);
+    if (size == contents.size()) {
+      if (size > kMaxReadBytes) return too_large();
+      contents.resize(std::min(contents.size() * 2, kMaxReadBytes + 1));
+    }
     const ssize_t n = ::read(fd.get(), contents.data() + size, contents.size() - size);
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -9,6 +9,7 @@
 // not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,7 +27,12 @@ class FileSystem {
  public:
   virtual ~FileSystem() = default;
 
-  // The whole file. NOT_FOUND when it does not exist.
+  // Larger files are refused by ReadFile: far more than any checkpoint (a million containers
+  // take about 400 MB), so such a file is damaged, and reading it would only exhaust memory.
+  static constexpr size_t kMaxReadBytes = size_t{1} << 30;
+
+  // The whole file. NOT_FOUND when it does not exist; OUT_OF_RANGE when it is larger than
+  // kMaxReadBytes.
   virtual absl::StatusOr<std::string> ReadFile(const std::string& path) = 0;
   // Creates `path` (which must not exist; symlinks are not followed) with `mode`, writes
   // `contents` and fsyncs the file. On error the file may exist with partial contents.

@@ -483,6 +483,18 @@ TEST(FileSystemTest, ReadFileReadsWholeFilesWhateverFstatSays) {
   EXPECT_TRUE(*piped == big);
 }
 
+// A (sparse) file above the limit is refused from its size, before anything is allocated.
+TEST(FileSystemTest, ReadFileRefusesFilesAboveTheLimit) {
+  TempDir tmp;
+  PosixFileSystem fs;
+  const std::string f = tmp.path() + "/huge";
+  ASSERT_TRUE(fs.WriteNewFileAndSync(f, "{", 0600).ok());
+  ASSERT_EQ(::truncate(f.c_str(), static_cast<off_t>(FileSystem::kMaxReadBytes) + 1), 0);
+  absl::StatusOr<std::string> read = fs.ReadFile(f);
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kOutOfRange) << read.status();
+  EXPECT_NE(read.status().message().find(f), std::string::npos) << read.status();
+}
+
 TEST(FileSystemTest, PosixBasics) {
   TempDir tmp;
   PosixFileSystem fs;
