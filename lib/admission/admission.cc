@@ -6,6 +6,7 @@
 #include "lib/admission/hint_text.h"
 #include "lib/admission/pod_policy.h"
 #include "lib/admission/reasons.h"
+#include "lib/admission/running_alongside.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/cpu/cpu_hints.h"
 #include "lib/device/device_allocator.h"
@@ -22,31 +23,29 @@ constexpr std::string_view kDevicesProvider = "devices";
 constexpr std::string_view kCpuProvider = "cpu";
 constexpr std::string_view kMemoryProvider = "memory";
 
-struct OrderedContainer {
-  const pod::Container* spec;
-  cpu::ContainerKind kind;
-};
-
-// kubelet's order: init containers (sidecars included) in spec order, then app containers.
-std::vector<OrderedContainer> InOrder(const pod::Pod& pod) {
-  std::vector<OrderedContainer> out;
-  for (const pod::Container& c : pod.init_containers) {
-    out.push_back(
-        {&c, c.restart_always ? cpu::ContainerKind::kRestartableInit : cpu::ContainerKind::kInit});
+cpu::ContainerKind KindOf(pod::ContainerRole role) {
+  switch (role) {
+    case pod::ContainerRole::kInit:
+      return cpu::ContainerKind::kInit;
+    case pod::ContainerRole::kSidecar:
+      return cpu::ContainerKind::kRestartableInit;
+    case pod::ContainerRole::kApp:
+      break;
   }
-  for (const pod::Container& c : pod.containers) out.push_back({&c, cpu::ContainerKind::kApp});
-  return out;
+  return cpu::ContainerKind::kApp;
 }
 
-cpu::ContainerRequest CpuRequest(const pod::Pod& pod, const OrderedContainer& c, bool guaranteed) {
+cpu::ContainerRequest CpuRequest(const pod::Pod& pod, const pod::OrderedContainer& c,
+                                 bool guaranteed) {
   int64_t millis = 0;
   if (auto it = c.spec->requests.find(pod::kResourceCpu); it != c.spec->requests.end()) {
     millis = it->second.MilliValue();
   }
   return cpu::ContainerRequest{.pod_uid = pod.uid,
                                .name = c.spec->name,
-                               .kind = c.kind,
-                               .exclusive_cpus = cpu::GuaranteedCpus(guaranteed, millis)};
+                               .kind = KindOf(c.role),
+                               .exclusive_cpus = cpu::GuaranteedCpus(guaranteed, millis),
+                               .held_alongside = {}};
 }
 
 // A provider failure, as kubelet's admission reports it.
@@ -70,19 +69,21 @@ Failure Unexpected(const NodePolicy& node, std::string_view container, std::stri
 }
 
 // Every provider's Allocate for one container, in registration order; the first error wins
-// (kubelet stops there too). `state` is only updated on full success of this container.
+// (kubelet stops there too). `state` is moved through the providers, not copied: after an
+// error it is partly updated, and the admission drops it (all or nothing, per pod).
 std::optional<Failure> AllocateContainer(const NodePolicy& node, AllocationState& state,
-                                         const pod::Pod& pod, const OrderedContainer& c,
-                                         const cpu::ContainerRequest& cpu_request,
+                                         const pod::Pod& pod, const pod::OrderedContainer& c,
+                                         bool guaranteed, const cpu::ContainerRequest& cpu_request,
                                          const hints::TopologyHint& hint) {
-  const std::string& name = c.spec->name;
-  AllocationState next = state;
+  const pod::Container& spec = *c.spec;
+  const std::string& name = spec.name;
   absl::StatusOr<device::DeviceState> devices =
-      device::Allocate(node.devices, next.devices, pod, name, hint);
+      device::Allocate(node.devices, std::move(state.devices), pod, spec, hint);
   if (!devices.ok()) return Unexpected(node, name, "device", hint, devices.status());
-  next.devices = *std::move(devices);
+  state.devices = *std::move(devices);
   if (node.cpu.has_value()) {
-    absl::StatusOr<cpu::Allocation> cpus = node.cpu->Allocate(next.cpu, cpu_request, hint.affinity);
+    absl::StatusOr<cpu::Allocation> cpus =
+        node.cpu->Allocate(std::move(state.cpu), cpu_request, hint.affinity);
     if (!cpus.ok()) {
       const std::string reason = cpu::RejectionReason(cpus.status());
       if (reason == kSmtAlignmentError) {
@@ -92,14 +93,14 @@ std::optional<Failure> AllocateContainer(const NodePolicy& node, AllocationState
       }
       return Unexpected(node, name, "cpu", hint, cpus.status());
     }
-    next.cpu = std::move(cpus->state);
+    state.cpu = std::move(cpus->state);
   }
   if (node.memory_static) {
-    absl::StatusOr<memory::MemoryState> mem = memory::Allocate(next.memory, pod, name, hint);
+    absl::StatusOr<memory::MemoryState> mem =
+        memory::Allocate(std::move(state.memory), pod, c, guaranteed, hint);
     if (!mem.ok()) return Unexpected(node, name, "memory", hint, mem.status());
-    next.memory = *std::move(mem);
+    state.memory = *std::move(mem);
   }
-  state = std::move(next);
   return std::nullopt;
 }
 
@@ -185,8 +186,9 @@ class Admission {
         options_(options),
         pod_(pod),
         state_(state),
-        order_(InOrder(pod)),
-        guaranteed_(pod::ComputeQos(pod) == pod::QosClass::kGuaranteed) {}
+        order_(pod::StartOrder(pod)),
+        guaranteed_(pod::ComputeQos(pod) == pod::QosClass::kGuaranteed),
+        alongside_(order_, HeldCpus()) {}
 
   AdmissionResult Run(const AllocationState& original) {
     const PodPolicy policy = ResolvePodPolicy(node_, pod_);
@@ -223,37 +225,39 @@ class Admission {
 
  private:
   std::optional<Failure> RunNone() {
-    for (const OrderedContainer& c : order_) {
-      if (auto f = Allocate(c, hints::TopologyHint{})) return f;
+    for (size_t i = 0; i < order_.size(); ++i) {
+      if (auto f = Allocate(i, hints::TopologyHint{})) return f;
     }
     return std::nullopt;
   }
 
   std::optional<Failure> RunContainerScope(hints::Policy policy) {
-    for (const OrderedContainer& c : order_) {
-      const std::string& name = c.spec->name;
+    for (size_t i = 0; i < order_.size(); ++i) {
+      const pod::Container& spec = *order_[i].spec;
+      const std::string& name = spec.name;
       MergeStep& step = result_.explanation.merges.emplace_back();
       step.container = name;
       if (auto f = Collect(
               name, kDevicesProvider,
-              device::GetContainerTopologyHints(node_.devices, state_.devices, pod_, name), step)) {
+              device::GetContainerTopologyHints(node_.devices, state_.devices, pod_, spec), step)) {
         return f;
       }
       step.providers.push_back(ProviderHintsEntry{
-          std::string(kCpuProvider),
-          node_.cpu.has_value()
-              ? cpu::GetTopologyHints(*node_.cpu, state_.cpu, CpuRequest(pod_, c, guaranteed_))
-              : hints::ProviderHints()});
+          std::string(kCpuProvider), node_.cpu.has_value()
+                                         ? cpu::GetTopologyHints(*node_.cpu, state_.cpu, CpuFor(i))
+                                         : hints::ProviderHints()});
       if (node_.memory_static) {
-        if (auto f = Collect(name, kMemoryProvider,
-                             memory::GetContainerTopologyHints(state_.memory, pod_, name), step)) {
+        if (auto f = Collect(
+                name, kMemoryProvider,
+                memory::GetContainerTopologyHints(state_.memory, pod_, order_[i], guaranteed_),
+                step)) {
           return f;
         }
       } else {
         step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
       }
       if (auto f = RunMerge(node_, policy, options_.merge_limits, step)) return f;
-      if (auto f = Allocate(c, step.merged.hint)) return f;
+      if (auto f = Allocate(i, step.merged.hint)) return f;
     }
     return std::nullopt;
   }
@@ -266,7 +270,9 @@ class Admission {
     }
     if (node_.cpu.has_value()) {
       std::vector<cpu::ContainerRequest> requests;
-      for (const OrderedContainer& c : order_) requests.push_back(CpuRequest(pod_, c, guaranteed_));
+      for (const pod::OrderedContainer& c : order_) {
+        requests.push_back(CpuRequest(pod_, c, guaranteed_));
+      }
       step.providers.push_back(
           ProviderHintsEntry{std::string(kCpuProvider),
                              cpu::GetPodTopologyHints(*node_.cpu, state_.cpu, pod_.uid, requests)});
@@ -283,24 +289,52 @@ class Admission {
     }
     if (auto f = RunMerge(node_, policy, options_.merge_limits, step)) return f;
     const hints::TopologyHint hint = step.merged.hint;
-    for (const OrderedContainer& c : order_) {
-      if (auto f = Allocate(c, hint)) return f;
+    for (size_t i = 0; i < order_.size(); ++i) {
+      if (auto f = Allocate(i, hint)) return f;
     }
     return std::nullopt;
   }
 
-  std::optional<Failure> Allocate(const OrderedContainer& c, const hints::TopologyHint& hint) {
-    affinity_[c.spec->name] = hint;
-    return AllocateContainer(node_, state_, pod_, c, CpuRequest(pod_, c, guaranteed_), hint);
+  // What each container holds before this admission (a pod admitted again keeps them).
+  std::vector<CpuSet> HeldCpus() const {
+    std::vector<CpuSet> held(order_.size());
+    auto pod = state_.cpu.assignments.find(pod_.uid);
+    if (pod == state_.cpu.assignments.end()) return held;
+    for (size_t i = 0; i < order_.size(); ++i) {
+      if (auto c = pod->second.find(order_[i].spec->name); c != pod->second.end()) {
+        held[i] = c->second;
+      }
+    }
+    return held;
+  }
+
+  cpu::ContainerRequest CpuFor(size_t i) const {
+    cpu::ContainerRequest request = CpuRequest(pod_, order_[i], guaranteed_);
+    request.held_alongside = alongside_.For(i);
+    return request;
+  }
+
+  std::optional<Failure> Allocate(size_t i, const hints::TopologyHint& hint) {
+    const pod::Container& spec = *order_[i].spec;
+    affinity_[spec.name] = hint;
+    if (auto f = AllocateContainer(node_, state_, pod_, order_[i], guaranteed_, CpuFor(i), hint)) {
+      return f;
+    }
+    if (node_.cpu.has_value()) {
+      if (std::optional<CpuSet> cpus = state_.cpu.Assignment(pod_.uid, spec.name)) {
+        alongside_.Allocated(i, *cpus);
+      }
+    }
+    return std::nullopt;
   }
 
   // The per-container view of the committed state.
   void Describe() {
-    for (const OrderedContainer& c : order_) {
+    for (const pod::OrderedContainer& c : order_) {
       const std::string& name = c.spec->name;
       ContainerAllocation a;
       a.name = name;
-      a.init = c.kind != cpu::ContainerKind::kApp;
+      a.init = c.role != pod::ContainerRole::kApp;
       std::optional<CpuSet> exclusive;
       if (node_.cpu.has_value()) exclusive = state_.cpu.Assignment(pod_.uid, name);
       a.exclusive = exclusive.has_value();
@@ -325,8 +359,9 @@ class Admission {
   const AdmitOptions& options_;
   const pod::Pod& pod_;
   AllocationState state_;  // the working copy; only returned on success
-  std::vector<OrderedContainer> order_;
+  std::vector<pod::OrderedContainer> order_;
   bool guaranteed_;
+  RunningAlongside alongside_;
   std::map<std::string, hints::TopologyHint> affinity_;
   AdmissionResult result_;
 };
@@ -337,7 +372,7 @@ absl::Status ValidatePod(const pod::Pod& pod) {
         "pod {}/{}: metadata.uid is required for admission", pod.namespace_name, pod.name));
   }
   std::set<std::string> names;
-  for (const OrderedContainer& c : InOrder(pod)) {
+  for (const pod::OrderedContainer& c : pod::StartOrder(pod)) {
     if (!names.insert(c.spec->name).second) {
       return absl::InvalidArgumentError(
           fmt::format("pod {}: container name \"{}\" is used twice", pod.uid, c.spec->name));

@@ -290,12 +290,8 @@ hints::ProviderHints GetTopologyHints(const StaticPolicy& policy, const CpuState
     return CpuHintsOnly(
         GenerateCpuHints(policy.topology(), *allocated, CpuSet(), num_cpus, by_socket));
   }
-  CpuSet reusable;
-  if (auto it = state.cpus_to_reuse.find(request.pod_uid); it != state.cpus_to_reuse.end()) {
-    reusable = it->second;
-  }
-  return CpuHintsOnly(GenerateCpuHints(policy.topology(), policy.AvailableCpus(state), reusable,
-                                       num_cpus, by_socket));
+  return CpuHintsOnly(GenerateCpuHints(policy.topology(), policy.AvailableCpus(state),
+                                       ReusableCpus(state, request), num_cpus, by_socket));
 }
 
 int PodGuaranteedCpus(const std::vector<ContainerRequest>& containers) {

@@ -214,11 +214,17 @@ void UpdateCpusToReuse(CpuState& state, const ContainerRequest& request, const C
 
 }  // namespace
 
+CpuSet ReusableCpus(const CpuState& state, const ContainerRequest& request) {
+  auto it = state.cpus_to_reuse.find(request.pod_uid);
+  if (it == state.cpus_to_reuse.end()) return CpuSet();
+  return it->second.Difference(request.held_alongside);
+}
+
 absl::StatusOr<Allocation> StaticPolicy::Allocate(
-    const CpuState& state, const ContainerRequest& request,
+    CpuState state, const ContainerRequest& request,
     const std::optional<hints::NumaMask>& affinity) const {
   const int num_cpus = request.exclusive_cpus;
-  if (num_cpus <= 0) return Allocation{state, CpuSet()};
+  if (num_cpus <= 0) return Allocation{std::move(state), CpuSet()};
 
   if (options_.full_pcpus_only) {
     const int per_core = cpu_group_size();
@@ -237,27 +243,22 @@ absl::StatusOr<Allocation> StaticPolicy::Allocate(
     }
   }
 
-  Allocation result{state, CpuSet()};
+  // The state is taken by value and moved through: an admission allocates container after
+  // container, and copying the state each time would cost the size of the node's state.
   if (std::optional<CpuSet> existing = state.Assignment(request.pod_uid, request.name)) {
-    UpdateCpusToReuse(result.state, request, *existing);
-    result.cpus = *existing;
-    return result;
+    UpdateCpusToReuse(state, request, *existing);
+    return Allocation{std::move(state), *std::move(existing)};
   }
 
-  CpuSet reusable;
-  if (auto it = state.cpus_to_reuse.find(request.pod_uid); it != state.cpus_to_reuse.end()) {
-    reusable = it->second;
-  }
-  const CpuSet allocatable = AvailableCpus(state).Union(reusable);
+  const CpuSet allocatable = AvailableCpus(state).Union(ReusableCpus(state, request));
   absl::StatusOr<CpuSet> cpus =
       AllocateFreeCpus(topology_, take_options_, allocatable, num_cpus, affinity);
   if (!cpus.ok()) return cpus.status();
 
-  result.state.default_cpu_set = state.default_cpu_set.Difference(*cpus);
-  result.state.assignments[request.pod_uid][request.name] = *cpus;
-  UpdateCpusToReuse(result.state, request, *cpus);
-  result.cpus = *cpus;
-  return result;
+  state.default_cpu_set = state.default_cpu_set.Difference(*cpus);
+  state.assignments[request.pod_uid][request.name] = *cpus;
+  UpdateCpusToReuse(state, request, *cpus);
+  return Allocation{std::move(state), *std::move(cpus)};
 }
 
 CpuState StaticPolicy::RemoveContainer(const CpuState& state, const std::string& pod_uid,

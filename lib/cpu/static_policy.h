@@ -55,6 +55,11 @@ struct ContainerRequest {
   ContainerKind kind = ContainerKind::kApp;
   // Exclusive CPUs wanted: GuaranteedCpus() of the container; 0 = shared pool.
   int exclusive_cpus = 0;
+  // CPUs held by the pod's containers that can run at the same time as this one (see
+  // pod::RunsAlongsideLater). Never reusable by it, whatever the reuse bookkeeping says: when a
+  // pod is admitted again, containers it keeps may hold CPUs that the replayed bookkeeping
+  // of its init containers offers again.
+  CpuSet held_alongside;
 };
 
 // kubelet's guaranteedCPUs: the integer CPU request when the pod's QoS class is Guaranteed
@@ -80,6 +85,10 @@ inline constexpr std::string_view kUnexpectedAdmissionErrorReason = "UnexpectedA
 // The admission reason carried by an Allocate() error: kSmtAlignmentErrorReason for the
 // full-pcpus-only refusals, kUnexpectedAdmissionErrorReason for every other error.
 std::string RejectionReason(const absl::Status& status);
+
+// The CPUs of the pod's finished init containers that `request` may take over: kubelet's
+// reuse bookkeeping for the pod, less what runs alongside the container.
+CpuSet ReusableCpus(const CpuState& state, const ContainerRequest& request);
 
 struct Allocation {
   CpuState state;  // the state after the allocation
@@ -125,7 +134,7 @@ class StaticPolicy {
   // FAILED_PRECONDITION "SMT Alignment Error: ..." (reason SMTAlignmentError) under
   // full-pcpus-only; RESOURCE_EXHAUSTED "not enough cpus available to satisfy request: ..."
   // and other allocator errors (reason UnexpectedAdmissionError). See RejectionReason().
-  absl::StatusOr<Allocation> Allocate(const CpuState& state, const ContainerRequest& request,
+  absl::StatusOr<Allocation> Allocate(CpuState state, const ContainerRequest& request,
                                       const std::optional<hints::NumaMask>& affinity) const;
 
   // kubelet's RemoveContainer: drops the container's set and returns to the pool the CPUs no

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "lib/device/device_hints.h"
 
@@ -9,7 +10,7 @@
 
 namespace topologyd::device {
 
-absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, const DeviceState& state,
+absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, DeviceState state,
                                      const pod::Pod& pod, std::string_view container_name,
                                      const hints::TopologyHint& affinity) {
   const pod::Container* container = pod::FindContainer(pod, container_name);
@@ -17,8 +18,15 @@ absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, const Dev
     return absl::NotFoundError(
         fmt::format("pod \"{}\" has no container \"{}\"", pod.uid, container_name));
   }
-  DeviceState next = state;
-  for (const auto& [resource, quantity] : container->limits) {
+  return Allocate(inventory, std::move(state), pod, *container, affinity);
+}
+
+absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, DeviceState state,
+                                     const pod::Pod& pod, const pod::Container& container,
+                                     const hints::TopologyHint& affinity) {
+  const std::string_view container_name = container.name;
+  DeviceState& next = state;
+  for (const auto& [resource, quantity] : container.limits) {
     const DevicePool* pool = inventory.Find(resource);
     if (pool == nullptr) continue;
     const int64_t required = quantity.Value();
@@ -58,7 +66,7 @@ absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, const Dev
       return needed == 0;
     };
 
-    const std::set<std::string> reusable_set = ReusableDevices(next, pod, resource);
+    const std::set<std::string> reusable_set = ReusableDevices(next, pod, container, resource);
     std::vector<std::string> reusable;
     for (const Device& d : pool->devices) {
       if (reusable_set.contains(d.id)) reusable.push_back(d.id);
@@ -95,7 +103,7 @@ absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, const Dev
     std::sort(ids.begin(), ids.end());
     next.pods[pod.uid][std::string(container_name)][resource] = std::move(ids);
   }
-  return next;
+  return state;
 }
 
 }  // namespace topologyd::device

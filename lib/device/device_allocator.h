@@ -37,8 +37,13 @@ namespace topologyd::device {
 
 // `affinity` is the topology manager's merged hint for this container (masks over NUMA
 // positions). NOT_FOUND when the container is not in `pod`.
-absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, const DeviceState& state,
+absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, DeviceState state,
                                      const pod::Pod& pod, std::string_view container_name,
+                                     const hints::TopologyHint& affinity);
+// The same for a container of `pod` already looked up. The state is taken by value so that an
+// admission can move it through container after container without copying it.
+absl::StatusOr<DeviceState> Allocate(const DeviceInventory& inventory, DeviceState state,
+                                     const pod::Pod& pod, const pod::Container& container,
                                      const hints::TopologyHint& affinity);
 
 }  // namespace topologyd::device

@@ -179,17 +179,24 @@ absl::StatusOr<hints::ResourceHints> GenerateDeviceHints(const DevicePool& pool,
 }
 
 std::set<std::string> ReusableDevices(const DeviceState& state, const pod::Pod& pod,
-                                      std::string_view resource) {
+                                      const pod::Container& container, std::string_view resource) {
   std::set<std::string> reusable;
+  auto held = state.pods.find(pod.uid);
+  if (held == state.pods.end()) return reusable;
+  const std::vector<pod::OrderedContainer> order = pod::StartOrder(pod);
+  auto self = std::find_if(order.begin(), order.end(),
+                           [&](const pod::OrderedContainer& c) { return c.spec == &container; });
+  const pod::ContainerRole role = self != order.end() ? self->role : pod::ContainerRole::kApp;
   std::set<std::string> taken;
-  for (const pod::Container& c : pod.init_containers) {
-    for (const std::string& id : ContainerDeviceIds(state, pod.uid, c.name, resource)) {
-      (c.restart_always ? taken : reusable).insert(id);
-    }
-  }
-  for (const pod::Container& c : pod.containers) {
-    for (const std::string& id : ContainerDeviceIds(state, pod.uid, c.name, resource)) {
-      taken.insert(id);
+  for (auto it = order.begin(); it != order.end(); ++it) {
+    if (it == self || !held->second.contains(it->spec->name)) continue;
+    const bool earlier = it < self;
+    for (const std::string& id : ContainerDeviceIds(state, pod.uid, it->spec->name, resource)) {
+      if (earlier && it->role == pod::ContainerRole::kInit) {
+        reusable.insert(id);
+      } else if (pod::RunsAlongsideLater(earlier ? it->role : role)) {
+        taken.insert(id);
+      }
     }
   }
   for (const std::string& id : taken) reusable.erase(id);
@@ -243,8 +250,16 @@ absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInven
     return absl::NotFoundError(
         fmt::format("pod \"{}\" has no container \"{}\"", pod.uid, container_name));
   }
+  return GetContainerTopologyHints(inventory, state, pod, *container);
+}
+
+absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInventory& inventory,
+                                                               const DeviceState& state,
+                                                               const pod::Pod& pod,
+                                                               const pod::Container& container) {
+  const std::string_view container_name = container.name;
   std::map<std::string, hints::HintList> out;
-  for (const auto& [resource, quantity] : container->limits) {
+  for (const auto& [resource, quantity] : container.limits) {
     const DevicePool* pool = inventory.Find(resource);
     if (pool == nullptr) continue;
     const int64_t requested = quantity.Value();
@@ -252,7 +267,7 @@ absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInven
       out[resource] = std::nullopt;
       continue;
     }
-    const std::set<std::string> reusable = ReusableDevices(state, pod, resource);
+    const std::set<std::string> reusable = ReusableDevices(state, pod, container, resource);
     TOPOLOGYD_ASSIGN_OR_RETURN(
         out[resource],
         ResourceHintList(*pool, inventory.numa_count,

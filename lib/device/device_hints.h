@@ -54,16 +54,25 @@ absl::StatusOr<hints::ResourceHints> GenerateDeviceHints(const DevicePool& pool,
                                                          const std::vector<std::string>& reusable,
                                                          int64_t request);
 
-// Devices of `resource` that `pod`'s non-restartable init containers hold and that no app
-// container or sidecar of the pod has taken yet: what kubelet's devicesToReuse would contain.
+// Devices of `resource` that `container` of `pod` may take over: those held by the pod's
+// regular init containers that start before it, less those held by any container that can
+// run at the same time as it (pod::RunsAlongsideLater). On a first admission that is what
+// kubelet's devicesToReuse contains; when a pod is admitted again, containers it keeps (later
+// init containers included) may hold devices that must not be handed out twice.
 std::set<std::string> ReusableDevices(const DeviceState& state, const pod::Pod& pod,
-                                      std::string_view resource);
+                                      const pod::Container& container, std::string_view resource);
 
 // Container scope. NOT_FOUND when `container_name` is not in `pod`.
 absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInventory& inventory,
                                                                const DeviceState& state,
                                                                const pod::Pod& pod,
                                                                std::string_view container_name);
+// The same for a container of `pod` already looked up (an admission walks every container:
+// looking each up by name would cost the pod's size each time).
+absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const DeviceInventory& inventory,
+                                                               const DeviceState& state,
+                                                               const pod::Pod& pod,
+                                                               const pod::Container& container);
 
 // Pod scope: the request per resource is the pod's effective limit (pod.h EffectivePodLimits);
 // devices already held by any container of the pod are what hints are rebuilt from; reusable

@@ -576,12 +576,12 @@ bool ViolatesGroups(const MemoryState& state, const std::vector<int>& ids) {
   return false;
 }
 
-void UpdatePodReusableMemory(MemoryState& state, const pod::Pod& pod, std::string_view container,
+void UpdatePodReusableMemory(MemoryState& state, const pod::Pod& pod, pod::ContainerRole role,
                              const std::vector<Block>& blocks) {
   for (auto it = state.init_reusable.begin(); it != state.init_reusable.end();) {
     it = it->first == pod.uid ? std::next(it) : state.init_reusable.erase(it);
   }
-  if (pod::IsRegularInitContainer(pod, container)) {
+  if (role == pod::ContainerRole::kInit) {
     auto& reusable = state.init_reusable[pod.uid];
     for (const Block& b : blocks) {
       uint64_t& cur = reusable[b.numa_affinity][b.type];
@@ -679,16 +679,40 @@ absl::StatusOr<Request> PodMemoryRequest(const pod::Pod& pod) {
   return out;
 }
 
+namespace {
+
+absl::StatusOr<pod::OrderedContainer> Find(const pod::Pod& pod, std::string_view name) {
+  const pod::Container* container = pod::FindContainer(pod, name);
+  if (container == nullptr) {
+    return absl::NotFoundError(fmt::format("pod \"{}\" has no container \"{}\"", pod.uid, name));
+  }
+  const pod::ContainerRole role = pod::IsRegularInitContainer(pod, name) ? pod::ContainerRole::kInit
+                                  : pod::IsSidecarContainer(pod, name)
+                                      ? pod::ContainerRole::kSidecar
+                                      : pod::ContainerRole::kApp;
+  return pod::OrderedContainer{container, role};
+}
+
+bool IsGuaranteed(const pod::Pod& pod) {
+  return pod::ComputeQos(pod) == pod::QosClass::kGuaranteed;
+}
+
+}  // namespace
+
 absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const MemoryState& state,
                                                                const pod::Pod& pod,
                                                                std::string_view container_name) {
-  const pod::Container* container = pod::FindContainer(pod, container_name);
-  if (container == nullptr) {
-    return absl::NotFoundError(
-        fmt::format("pod \"{}\" has no container \"{}\"", pod.uid, container_name));
-  }
-  if (pod::ComputeQos(pod) != pod::QosClass::kGuaranteed) return hints::ProviderHints();
-  absl::StatusOr<Request> request = ContainerMemoryRequest(*container);
+  TOPOLOGYD_ASSIGN_OR_RETURN(const pod::OrderedContainer c, Find(pod, container_name));
+  return GetContainerTopologyHints(state, pod, c, IsGuaranteed(pod));
+}
+
+absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const MemoryState& state,
+                                                               const pod::Pod& pod,
+                                                               const pod::OrderedContainer& c,
+                                                               bool guaranteed) {
+  const std::string_view container_name = c.spec->name;
+  if (!guaranteed) return hints::ProviderHints();
+  absl::StatusOr<Request> request = ContainerMemoryRequest(*c.spec);
   if (!request.ok()) return hints::ProviderHints();  // kubelet logs and offers no hints
   if (const std::vector<Block>* blocks = Blocks(state, pod.uid, container_name)) {
     return RegenerateHints(state, *blocks, *request);
@@ -711,21 +735,24 @@ absl::StatusOr<hints::ProviderHints> GetPodTopologyHints(const MemoryState& stat
   return hints::ProviderHints(CalculateHints(state, pod.uid, *request));
 }
 
-absl::StatusOr<MemoryState> Allocate(const MemoryState& state, const pod::Pod& pod,
+absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
                                      std::string_view container_name,
                                      const hints::TopologyHint& affinity) {
-  const pod::Container* container = pod::FindContainer(pod, container_name);
-  if (container == nullptr) {
-    return absl::NotFoundError(
-        fmt::format("pod \"{}\" has no container \"{}\"", pod.uid, container_name));
-  }
-  if (pod::ComputeQos(pod) != pod::QosClass::kGuaranteed) return state;
-  MemoryState next = state;
+  TOPOLOGYD_ASSIGN_OR_RETURN(const pod::OrderedContainer c, Find(pod, container_name));
+  return Allocate(std::move(state), pod, c, IsGuaranteed(pod), affinity);
+}
+
+absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
+                                     const pod::OrderedContainer& c, bool guaranteed,
+                                     const hints::TopologyHint& affinity) {
+  const std::string_view container_name = c.spec->name;
+  if (!guaranteed) return state;
+  MemoryState& next = state;
   if (const std::vector<Block>* blocks = Blocks(state, pod.uid, container_name)) {
-    UpdatePodReusableMemory(next, pod, container_name, *blocks);
-    return next;
+    UpdatePodReusableMemory(next, pod, c.role, *blocks);  // changes init_reusable only
+    return state;
   }
-  TOPOLOGYD_ASSIGN_OR_RETURN(const Request request, ContainerMemoryRequest(*container));
+  TOPOLOGYD_ASSIGN_OR_RETURN(const Request request, ContainerMemoryRequest(*c.spec));
   const std::vector<int> node_ids = NodeIds(state);
 
   hints::TopologyHint best = affinity;
@@ -775,10 +802,10 @@ absl::StatusOr<MemoryState> Allocate(const MemoryState& state, const pod::Pod& p
     const uint64_t reusable = Reusable(next, pod.uid, ids, type);
     internal::TakeBlock(next, ids, type, reusable >= bytes ? 0 : bytes - reusable);
   }
-  UpdatePodReusableMemory(next, pod, container_name, blocks);
+  UpdatePodReusableMemory(next, pod, c.role, blocks);
   next.assignments[pod.uid][std::string(container_name)] = blocks;
   UpdateInitContainersMemoryBlocks(next, pod, container_name, blocks);
-  return next;
+  return state;
 }
 
 MemoryState RemoveContainer(MemoryState state, std::string_view pod_uid,

@@ -87,10 +87,23 @@ absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const MemoryState
 absl::StatusOr<hints::ProviderHints> GetPodTopologyHints(const MemoryState& state,
                                                          const pod::Pod& pod);
 
+// The same for a container of `pod` already looked up, with the pod's QoS class already
+// computed (an admission walks every container: finding each by name and classifying the pod
+// each time would cost the pod's size per container).
+absl::StatusOr<hints::ProviderHints> GetContainerTopologyHints(const MemoryState& state,
+                                                               const pod::Pod& pod,
+                                                               const pod::OrderedContainer& c,
+                                                               bool guaranteed);
+
 // Allocate(pod, container) under the topology manager's `affinity` for the container
 // (affinity.affinity == nullopt: kubelet's "none" policy; the best own hint is used).
-absl::StatusOr<MemoryState> Allocate(const MemoryState& state, const pod::Pod& pod,
+absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
                                      std::string_view container_name,
+                                     const hints::TopologyHint& affinity);
+// The same for a container already looked up, as GetContainerTopologyHints above. The state
+// is taken by value so that an admission can move it through its containers without copies.
+absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
+                                     const pod::OrderedContainer& c, bool guaranteed,
                                      const hints::TopologyHint& affinity);
 
 // RemoveContainer: returns the container's bytes and group memberships (no-op when unknown).

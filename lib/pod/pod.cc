@@ -182,6 +182,16 @@ bool IsSidecarContainer(const Pod& pod, std::string_view name) {
   return false;
 }
 
+std::vector<OrderedContainer> StartOrder(const Pod& pod) {
+  std::vector<OrderedContainer> out;
+  out.reserve(pod.init_containers.size() + pod.containers.size());
+  for (const Container& c : pod.init_containers) {
+    out.push_back({&c, c.restart_always ? ContainerRole::kSidecar : ContainerRole::kInit});
+  }
+  for (const Container& c : pod.containers) out.push_back({&c, ContainerRole::kApp});
+  return out;
+}
+
 ResourceList EffectivePodRequests(const Pod& pod) {
   return Aggregate(pod, [](const Container& c) { return c.requests; });
 }

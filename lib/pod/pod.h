@@ -95,6 +95,28 @@ bool IsRegularInitContainer(const Pod& pod, std::string_view name);
 // True if `name` is an init container with restartPolicy Always.
 bool IsSidecarContainer(const Pod& pod, std::string_view name);
 
+// A container's role in kubelet's start order.
+enum class ContainerRole {
+  kInit,     // a regular init container: runs alone and exits before the next one starts
+  kSidecar,  // an init container with restartPolicy Always: keeps running beside the rest
+  kApp,
+};
+
+struct OrderedContainer {
+  const Container* spec;
+  ContainerRole role;
+};
+
+// kubelet's start order: init containers (sidecars included) in spec order, then app
+// containers. Pointers into `pod`, which must outlive the result.
+std::vector<OrderedContainer> StartOrder(const Pod& pod);
+
+// Whether two containers of a pod can run at the same time, given the role of the one that
+// starts first: only a regular init container has exited before the later one starts. So two
+// app containers, a sidecar and any later container, can; a regular init container and any
+// later container cannot (which is why the later one may reuse its CPUs and devices).
+constexpr bool RunsAlongsideLater(ContainerRole earlier) { return earlier != ContainerRole::kInit; }
+
 // The effective pod request per resource, as component-helpers' AggregateContainerRequests
 // (pod overhead excluded):
 //   max( sum(app containers) + sum(sidecars),

@@ -188,20 +188,48 @@ TEST(DeviceHintsTest, ReusableInitContainerDevicesMustTouchTheMask) {
       MakePod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}})});
   DeviceState state;
   state.pods["p"]["init"]["a.com/x"] = {"d1"};
-  EXPECT_EQ(ReusableDevices(state, pod, "a.com/x"), (std::set<std::string>{"d1"}));
+  EXPECT_EQ(ReusableDevices(state, pod, pod.containers[0], "a.com/x"),
+            (std::set<std::string>{"d1"}));
   auto h = GetContainerTopologyHints(inv, state, pod, "app");
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(Expand(*(*h)->at("a.com/x")), (std::vector{H({1}, true), H({0, 1}, false)}));
 
-  // Once an app container took it, it is no longer reusable.
+  // Once an app container took it, it is no longer reusable by another one.
+  const pod::Pod two_apps =
+      MakePod("p", {Ctr("app", {{"a.com/x", 1}}), Ctr("app2", {{"a.com/x", 1}})},
+              {Ctr("init", {{"a.com/x", 1}})});
   state.pods["p"]["app"]["a.com/x"] = {"d1"};
-  EXPECT_TRUE(ReusableDevices(state, pod, "a.com/x").empty());
+  EXPECT_TRUE(ReusableDevices(state, two_apps, two_apps.containers[1], "a.com/x").empty());
   // A sidecar's devices are never reusable.
   const pod::Pod with_sidecar =
       MakePod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}}, true)});
   DeviceState s2;
   s2.pods["p"]["init"]["a.com/x"] = {"d1"};
-  EXPECT_TRUE(ReusableDevices(s2, with_sidecar, "a.com/x").empty());
+  EXPECT_TRUE(ReusableDevices(s2, with_sidecar, with_sidecar.containers[0], "a.com/x").empty());
+}
+
+TEST(DeviceHintsTest, ContainersThatRunTogetherNeverShareAReusableDevice) {
+  // Pod: init "i0" (regular), sidecar "side", init "i1" (regular), app "app". i0 held d0 and
+  // i1 took it over (they never run together). When "side" is released and the pod admitted
+  // again, the replayed reuse would offer it d0 while i1 holds it, but a sidecar runs with
+  // every later container: d0 is not reusable by it.
+  const pod::Pod pod = MakePod("p", {Ctr("app", {{"a.com/x", 1}})},
+                               {Ctr("i0", {{"a.com/x", 1}}), Ctr("side", {{"a.com/x", 1}}, true),
+                                Ctr("i1", {{"a.com/x", 1}})});
+  DeviceState state;
+  state.pods["p"]["i0"]["a.com/x"] = {"d0"};
+  state.pods["p"]["i1"]["a.com/x"] = {"d0"};
+  EXPECT_TRUE(ReusableDevices(state, pod, pod.init_containers[1], "a.com/x").empty());
+  // A regular init container after i0 may take d0 over (i1 would, on a first admission).
+  state.pods["p"].erase("i1");
+  EXPECT_EQ(ReusableDevices(state, pod, pod.init_containers[2], "a.com/x"),
+            (std::set<std::string>{"d0"}));
+  // An app container whose kept sibling app holds the init container's device does not get it.
+  state.pods["p"]["app2"]["a.com/x"] = {"d0"};
+  const pod::Pod two_apps =
+      MakePod("p", {Ctr("app", {{"a.com/x", 1}}), Ctr("app2", {{"a.com/x", 1}})},
+              {Ctr("i0", {{"a.com/x", 1}})});
+  EXPECT_TRUE(ReusableDevices(state, two_apps, two_apps.containers[0], "a.com/x").empty());
 }
 
 TEST(DeviceHintsTest, ReusableDevicesCountTowardsTheRequestWhenNothingIsFree) {
