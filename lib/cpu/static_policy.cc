@@ -160,7 +160,11 @@ absl::StatusOr<CpuState> StaticPolicy::Start(const CpuState& state) const {
   for (const auto& [pod, containers] : state.assignments) {
     if (!containers.empty()) has_assignments = true;
   }
-  if (pool.IsEmpty()) {
+  // kubelet refuses an empty pool beside assignments. With strict-cpu-reservation its own
+  // allocator empties the pool when it gives out the last unreserved CPU, and the next start
+  // would refuse the state it wrote; there an empty pool is consistent when the assignments
+  // account for every CPU (checked below).
+  if (pool.IsEmpty() && (!has_assignments || !options_.strict_cpu_reservation)) {
     if (has_assignments) return absl::FailedPreconditionError("default cpuset cannot be empty");
     CpuState fresh = state;
     fresh.default_cpu_set = all;

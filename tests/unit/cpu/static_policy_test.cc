@@ -86,6 +86,24 @@ TEST(StaticPolicyTest, StartValidatesState) {
   no_pool.assignments["p"]["c"] = Cpus("1");
   EXPECT_EQ(policy.Start(no_pool).status().message(), "default cpuset cannot be empty");
 
+  // With strict-cpu-reservation the pool is empty once every unreserved CPU is exclusive:
+  // kubelet refuses the state its own allocator wrote; topologyd accepts it when the
+  // assignments account for every CPU.
+  {
+    StaticPolicyOptions options;
+    options.strict_cpu_reservation = true;
+    StaticPolicy strict = MustPolicy("topoSingleSocketHT", options, "0");
+    CpuState all_taken;
+    all_taken.assignments["p"]["c"] = Cpus("1-7");
+    auto started = strict.Start(all_taken);
+    ASSERT_TRUE(started.ok()) << started.status();
+    EXPECT_TRUE(started->default_cpu_set.IsEmpty());
+    CpuState lost;
+    lost.assignments["p"]["c"] = Cpus("1-6");
+    EXPECT_EQ(strict.Start(lost).status().message(),
+              "current set of available CPUs \"1-7\" doesn't match with CPUs in state \"1-6\"");
+  }
+
   CpuState missing_reserved;
   missing_reserved.default_cpu_set = Cpus("1-7");
   EXPECT_EQ(policy.Start(missing_reserved).status().message(),
