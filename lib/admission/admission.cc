@@ -301,6 +301,7 @@ class Admission {
       ContainerAllocation a;
       a.name = name;
       a.init = c.kind != cpu::ContainerKind::kApp;
+      a.restartable = c.kind == cpu::ContainerKind::kRestartableInit;
       std::optional<CpuSet> exclusive;
       if (node_.cpu.has_value()) exclusive = state_.cpu.Assignment(pod_.uid, name);
       a.exclusive = exclusive.has_value();
