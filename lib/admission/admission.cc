@@ -335,6 +335,7 @@ class Admission {
       ContainerAllocation a;
       a.name = name;
       a.init = c.role != pod::ContainerRole::kApp;
+      a.restartable = c.role == pod::ContainerRole::kSidecar;
       std::optional<CpuSet> exclusive;
       if (node_.cpu.has_value()) exclusive = state_.cpu.Assignment(pod_.uid, name);
       a.exclusive = exclusive.has_value();

@@ -57,6 +57,9 @@ namespace topologyd::admission {
 struct ContainerAllocation {
   std::string name;
   bool init = false;  // an init container (restartable or not)
+  // A restartable init container (a sidecar): it runs beside the app containers instead of
+  // finishing before them. Only ever true with `init`.
+  bool restartable = false;
   // Exclusive CPUs, or the shared pool after this admission when `exclusive` is false (the
   // engine re-pins shared containers whenever the pool changes).
   CpuSet cpus;

@@ -229,6 +229,7 @@ state::PodRecord ToPodRecord([[maybe_unused]] const NodePolicy& node, const pod:
     state::ContainerRecord c;
     c.name = a.name;
     c.init = a.init;
+    c.restartable = a.restartable;
     c.cpus = a.cpus;
     c.exclusive = a.exclusive;
     c.numa_affinity = a.numa_affinity;

@@ -64,6 +64,7 @@ admission::ContainerAllocation ToAllocation(const ContainerView& view) {
   admission::ContainerAllocation a;
   a.name = view.name;
   a.init = view.init;
+  a.restartable = view.restartable;
   a.cpus = view.cpus;
   a.exclusive = view.exclusive;
   a.numa_affinity = view.numa_affinity;

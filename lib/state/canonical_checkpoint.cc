@@ -43,9 +43,10 @@ constexpr std::array<std::string_view, 4> kTopMembers = {"checksum", "data", "ge
 constexpr std::array<std::string_view, 1> kDataMembers = {"pods"};
 constexpr std::array<std::string_view, 5> kPodMembers = {"containers", "name", "namespace", "qos",
                                                          "uid"};
-constexpr std::array<std::string_view, 9> kContainerMembers = {
-    "cgroup", "container_id", "cpus", "devices",      "exclusive",
-    "init",   "memory",       "name", "numa_affinity"};
+// "restartable" is in version 2 files only (checked once the version is known, in Finish()).
+constexpr std::array<std::string_view, 10> kContainerMembers = {
+    "cgroup", "container_id", "cpus", "devices",       "exclusive",
+    "init",   "memory",       "name", "numa_affinity", "restartable"};
 constexpr std::array<std::string_view, 3> kMemoryMembers = {"bytes", "numa_node", "resource"};
 
 enum TopMember { kChecksum, kDataMember, kGeneration, kVersion };
@@ -60,6 +61,7 @@ enum ContainerMember {
   kMemoryMember,
   kContainerName,
   kNumaAffinity,
+  kRestartable,
 };
 enum MemoryMember { kBytes, kNumaNode, kResource };
 
@@ -95,6 +97,8 @@ class Reader {
     if (!done_ || version_ == 0 || version_ > kCheckpointVersion || generation_ > kMaxGeneration) {
       return std::nullopt;
     }
+    // The top-level members come in any order, so the version may follow the data.
+    if (version_ == 1 ? with_restartable_ : without_restartable_) return std::nullopt;
     Flush();
     if (checksum_.Finish(generation_, version_) != stored_checksum_) return std::nullopt;
     state_.generation = generation_;
@@ -114,9 +118,19 @@ class Reader {
 
   bool boolean(bool value) {
     if (stack_.empty() || stack_.back().place != Place::kContainer) return false;
-    const int member = stack_.back().member;
-    if (member != kExclusive && member != kInit) return false;
-    (member == kExclusive ? container_.exclusive : container_.init) = value;
+    switch (stack_.back().member) {
+      case kExclusive:
+        container_.exclusive = value;
+        break;
+      case kInit:
+        container_.init = value;
+        break;
+      case kRestartable:
+        container_.restartable = value;
+        break;
+      default:
+        return false;
+    }
     BeginValue();
     Write(value ? "true" : "false");
     return true;
@@ -309,13 +323,18 @@ class Reader {
         if (!state_.pods.emplace(std::move(uid), std::move(pod_)).second) return false;
         break;
       }
-      case Place::kContainer:
-        if (frame.seen != (1u << kContainerMembers.size()) - 1 ||
+      case Place::kContainer: {
+        const uint32_t all = (1u << kContainerMembers.size()) - 1;
+        const bool has_restartable = (frame.seen & (1u << kRestartable)) != 0;
+        if ((frame.seen | (1u << kRestartable)) != all ||
+            (container_.restartable && !container_.init) ||
             !container_names_.insert(container_.name).second) {
           return false;
         }
+        (has_restartable ? with_restartable_ : without_restartable_) = true;
         pod_.containers.push_back(std::move(container_));
         break;
+      }
       case Place::kMemoryItem:
         if (frame.seen != (1u << kMemoryMembers.size()) - 1 ||
             !container_.memory[memory_node_].emplace(memory_resource_, memory_bytes_).second) {
@@ -412,6 +431,9 @@ class Reader {
   uint64_t memory_bytes_ = 0;
   uint64_t version_ = 0;
   uint64_t generation_ = 0;
+  // Whether some container listed "restartable", and whether some did not.
+  bool with_restartable_ = false;
+  bool without_restartable_ = false;
   std::string stored_checksum_;
   bool done_ = false;
   std::string canonical_;

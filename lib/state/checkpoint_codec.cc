@@ -48,13 +48,16 @@ std::string PathComponent(std::string_view key) {
 // version does not know are reported instead of silently dropped on the next save.
 class ObjectReader {
  public:
-  static absl::StatusOr<ObjectReader> Make(const json& j, std::string path,
-                                           std::string_view source) {
+  // `version`: the file's format version, named when a member is unknown.
+  static absl::StatusOr<ObjectReader> Make(const json& j, std::string path, std::string_view source,
+                                           uint64_t version = kCheckpointVersion) {
     if (!j.is_object()) {
       return Malformed(source, path, fmt::format("expected an object, found {}", TypeName(j)));
     }
-    return ObjectReader(j, std::move(path), source);
+    return ObjectReader(j, std::move(path), source, version);
   }
+
+  void set_version(uint64_t version) { version_ = version; }
 
   absl::StatusOr<const json*> Member(const char* key) {
     auto it = j_->find(key);
@@ -92,9 +95,9 @@ class ObjectReader {
   absl::Status NoUnknownMembers() const {
     for (const auto& [key, value] : j_->items()) {
       if (!seen_.contains(key)) {
-        return Malformed(source_, Path(key),
-                         fmt::format("unknown member (not part of state format version {})",
-                                     kCheckpointVersion));
+        return Malformed(
+            source_, Path(key),
+            fmt::format("unknown member (not part of state format version {})", version_));
       }
     }
     return absl::OkStatus();
@@ -106,8 +109,8 @@ class ObjectReader {
   }
 
  private:
-  ObjectReader(const json& j, std::string path, std::string_view source)
-      : j_(&j), path_(std::move(path)), source_(source) {}
+  ObjectReader(const json& j, std::string path, std::string_view source, uint64_t version)
+      : j_(&j), path_(std::move(path)), source_(source), version_(version) {}
 
   absl::Status WrongType(const char* key, std::string_view expected, const json& v) const {
     return Malformed(
@@ -118,6 +121,7 @@ class ObjectReader {
   const json* j_;
   std::string path_;
   std::string_view source_;
+  uint64_t version_;
   std::set<std::string> seen_;
 };
 
@@ -130,11 +134,19 @@ absl::StatusOr<const json*> Array(ObjectReader& r, const char* key, std::string_
 }
 
 absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string& path,
-                                                std::string_view source) {
-  TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path, source));
+                                                std::string_view source, uint64_t version) {
+  TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path, source, version));
   ContainerRecord c;
   TOPOLOGYD_ASSIGN_OR_RETURN(c.name, r.String("name"));
   TOPOLOGYD_ASSIGN_OR_RETURN(c.init, r.Bool("init"));
+  // Version 1 did not record sidecars: its containers read as not restartable.
+  if (version >= 2) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(c.restartable, r.Bool("restartable"));
+    if (c.restartable && !c.init) {
+      return Malformed(source, r.Path("restartable"),
+                       "true for a container that is not an init container (\"init\" is false)");
+    }
+  }
   TOPOLOGYD_ASSIGN_OR_RETURN(std::string cpus, r.String("cpus"));
   absl::StatusOr<CpuSet> parsed = CpuSet::Parse(cpus);
   if (!parsed.ok()) {
@@ -159,8 +171,8 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
   TOPOLOGYD_ASSIGN_OR_RETURN(const json* memory, Array(r, "memory", source));
   for (size_t i = 0; i < memory->size(); ++i) {
     TOPOLOGYD_ASSIGN_OR_RETURN(
-        ObjectReader m,
-        ObjectReader::Make((*memory)[i], fmt::format("{}[{}]", r.Path("memory"), i), source));
+        ObjectReader m, ObjectReader::Make((*memory)[i], fmt::format("{}[{}]", r.Path("memory"), i),
+                                           source, version));
     TOPOLOGYD_ASSIGN_OR_RETURN(int node, m.Int("numa_node", kMaxCheckpointNumaId));
     TOPOLOGYD_ASSIGN_OR_RETURN(std::string resource, m.String("resource"));
     TOPOLOGYD_ASSIGN_OR_RETURN(uint64_t bytes, m.Unsigned("bytes"));
@@ -198,9 +210,9 @@ absl::StatusOr<ContainerRecord> DecodeContainer(const json& j, const std::string
   return c;
 }
 
-absl::StatusOr<PodRecord> DecodePod(const json& j, const std::string& path,
-                                    std::string_view source) {
-  TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path, source));
+absl::StatusOr<PodRecord> DecodePod(const json& j, const std::string& path, std::string_view source,
+                                    uint64_t version) {
+  TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader r, ObjectReader::Make(j, path, source, version));
   PodRecord pod;
   TOPOLOGYD_ASSIGN_OR_RETURN(pod.uid, r.String("uid"));
   if (pod.uid.empty()) return Malformed(source, r.Path("uid"), "empty pod uid");
@@ -211,7 +223,8 @@ absl::StatusOr<PodRecord> DecodePod(const json& j, const std::string& path,
   std::set<std::string> names;
   for (size_t i = 0; i < containers->size(); ++i) {
     const std::string at = fmt::format("{}[{}]", r.Path("containers"), i);
-    TOPOLOGYD_ASSIGN_OR_RETURN(ContainerRecord c, DecodeContainer((*containers)[i], at, source));
+    TOPOLOGYD_ASSIGN_OR_RETURN(ContainerRecord c,
+                               DecodeContainer((*containers)[i], at, source, version));
     if (!names.insert(c.name).second) {
       return Malformed(source, at,
                        fmt::format("container {} listed twice", QuoteForMessage(c.name)));
@@ -233,6 +246,7 @@ json EncodeContainer(const ContainerRecord& c) {
   for (const auto& [resource, ids] : c.devices) devices[resource] = ids;
   return {{"name", c.name},
           {"init", c.init},
+          {"restartable", c.restartable},
           {"cpus", c.cpus.ToString()},
           {"exclusive", c.exclusive},
           {"numa_affinity", c.numa_affinity},
@@ -254,6 +268,21 @@ json EncodeData(const State& state) {
                     {"containers", std::move(containers)}});
   }
   return {{"pods", std::move(pods)}};
+}
+
+// What EncodeState() refuses beyond strings JSON cannot carry: a file no reader would take.
+absl::Status CheckEncodable(const State& state) {
+  for (const auto& [uid, pod] : state.pods) {
+    for (const ContainerRecord& c : pod.containers) {
+      if (c.restartable && !c.init) {
+        return absl::InvalidArgumentError(fmt::format(
+            "state cannot be encoded: container {} of pod {} is restartable but not an init "
+            "container",
+            QuoteForMessage(c.name), QuoteForMessage(uid)));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 // The checksum of a document whose data has the canonical text `canonical_data`.
@@ -278,6 +307,7 @@ std::string IndentNested(std::string_view text) {
 }  // namespace
 
 absl::StatusOr<std::string> StateChecksum(const State& state) {
+  TOPOLOGYD_RETURN_IF_ERROR(CheckEncodable(state));
   try {
     return ChecksumOf(EncodeData(state).dump(), state.generation, kCheckpointVersion);
   } catch (const json::exception& e) {
@@ -286,6 +316,7 @@ absl::StatusOr<std::string> StateChecksum(const State& state) {
 }
 
 absl::StatusOr<std::string> EncodeState(const State& state) {
+  TOPOLOGYD_RETURN_IF_ERROR(CheckEncodable(state));
   try {
     const json data = EncodeData(state);
     // The envelope keeps a reading order for people (version first, data last); the data part
@@ -323,6 +354,7 @@ absl::StatusOr<State> DecodeStateByDocument(std::string_view bytes, std::string_
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader top, ObjectReader::Make(doc, "", source));
   TOPOLOGYD_ASSIGN_OR_RETURN(uint64_t version, top.Unsigned("version"));
+  top.set_version(version);
   if (version > kCheckpointVersion) {
     return absl::FailedPreconditionError(fmt::format(
         "{}: state format version {} was written by a newer topologyd (this one reads versions "
@@ -351,11 +383,11 @@ absl::StatusOr<State> DecodeStateByDocument(std::string_view bytes, std::string_
 
   State state;
   state.generation = generation;
-  TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader d, ObjectReader::Make(*data, "data", source));
+  TOPOLOGYD_ASSIGN_OR_RETURN(ObjectReader d, ObjectReader::Make(*data, "data", source, version));
   TOPOLOGYD_ASSIGN_OR_RETURN(const json* pods, Array(d, "pods", source));
   for (size_t i = 0; i < pods->size(); ++i) {
     const std::string at = fmt::format("data.pods[{}]", i);
-    TOPOLOGYD_ASSIGN_OR_RETURN(PodRecord pod, DecodePod((*pods)[i], at, source));
+    TOPOLOGYD_ASSIGN_OR_RETURN(PodRecord pod, DecodePod((*pods)[i], at, source, version));
     const std::string uid = pod.uid;
     if (!state.pods.emplace(uid, std::move(pod)).second) {
       return Malformed(source, at, fmt::format("pod {} listed twice", QuoteForMessage(uid)));

@@ -11,9 +11,9 @@
 //    then spanning blocks fill their nodes in id order), which keeps each node's total exact.
 //    `numa_affinity` is the union of the container's block affinities;
 //  - kubelet_internal_checkpoint: device ids per resource (each once, in NUMA-node order).
-// Kubelet keeps no namespace, pod name, init flag, container id or cgroup: those stay empty
-// (init = false). `qos` is "Guaranteed" for pods with CPU or memory entries (kubelet's static
-// policies serve only those), else empty.
+// Kubelet keeps no namespace, pod name, init or restartable (sidecar) flag, container id or
+// cgroup: those stay empty (init = false, restartable = false). `qos` is "Guaranteed" for pods with
+// CPU or memory entries (kubelet's static policies serve only those), else empty.
 //
 // Pure function; thread-safe.
 #pragma once

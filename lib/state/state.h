@@ -27,6 +27,9 @@ namespace topologyd::state {
 struct ContainerRecord {
   std::string name;
   bool init = false;  // an init container (its exclusive CPUs may be reused by app containers)
+  // A restartable init container (a sidecar, restartPolicy Always); only ever set with `init`.
+  // Sidecars keep running beside the app containers, other init containers finish first.
+  bool restartable = false;
   // The CPUs the container runs on. With `exclusive`, no other container may hold them;
   // otherwise this is the shared pool at the time of admission (informational).
   CpuSet cpus;

@@ -55,6 +55,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     abort();
   }
   if (!state.ok()) return 0;
+  // A sidecar is an init container: no reader may take a file that says otherwise.
+  for (const auto& [uid, pod] : state->pods) {
+    for (const auto& c : pod.containers) {
+      if (c.restartable && !c.init) {
+        fprintf(stderr, "a restartable container that is not an init container was accepted\n");
+        abort();
+      }
+    }
+  }
   const auto encoded = topologyd::state::EncodeState(*state);
   if (!encoded.ok()) {
     fprintf(stderr, "EncodeState failed: %s\n", std::string(encoded.status().message()).c_str());

@@ -49,9 +49,9 @@ void PrintOfflineExplainTable(const admission::NodePolicy& node, const topologyd
       for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
       devices += (devices.empty() ? "" : " ") + resource + "=" + list;
     }
-    rows.push_back({c.name + (c.init ? " (init)" : ""), c.cpus.ToString(),
-                    c.exclusive ? "yes" : "no (shared pool)", IdList(c.numa_affinity),
-                    IdList(c.memory_numa), devices});
+    const char* kind = c.restartable ? " (sidecar)" : c.init ? " (init)" : "";
+    rows.push_back({c.name + kind, c.cpus.ToString(), c.exclusive ? "yes" : "no (shared pool)",
+                    IdList(c.numa_affinity), IdList(c.memory_numa), devices});
   }
   std::cout << RenderTable({"CONTAINER", "CPUS", "EXCLUSIVE", "NUMA", "MEMORY NUMA", "DEVICES"},
                            rows);

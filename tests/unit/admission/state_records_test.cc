@@ -65,6 +65,21 @@ TEST_F(StateRecordsTest, RecordsDescribeTheAdmission) {
   EXPECT_EQ(wide.memory.at(0).at("memory") + wide.memory.at(1).at("memory"), 13 * kGi);
 }
 
+TEST_F(StateRecordsTest, RecordsSayWhichInitContainersAreSidecars) {
+  const std::map<std::string, std::string> small = {{"cpu", "1"}, {"memory", "256Mi"}};
+  Add(Pod("p4", {Ctr("app", small)}, {Ctr("setup", small), Ctr("proxy", small, /*sidecar=*/true)}));
+  const std::vector<state::ContainerRecord>& c = records_.pods.at("p4").containers;
+  ASSERT_EQ(c.size(), 3U);
+  EXPECT_EQ(c[0].name, "setup");
+  EXPECT_TRUE(c[0].init);
+  EXPECT_FALSE(c[0].restartable);
+  EXPECT_EQ(c[1].name, "proxy");
+  EXPECT_TRUE(c[1].init);
+  EXPECT_TRUE(c[1].restartable);
+  EXPECT_FALSE(c[2].init);
+  EXPECT_FALSE(c[2].restartable);
+}
+
 TEST_F(StateRecordsTest, RestoreRebuildsTheProviderStates) {
   absl::StatusOr<AllocationState> restored = RestoreAllocationState(node_, records_);
   ASSERT_TRUE(restored.ok()) << restored.status();

@@ -577,6 +577,38 @@ TEST_F(EngineTest, RestartRestoresEveryAllocation) {
   }
 }
 
+// Which init containers are sidecars is recorded, survives a restart, and is what Explain of
+// the admitted pod shows.
+TEST_F(EngineTest, SidecarsAreRecordedAcrossARestart) {
+  pod::Pod p = MakePod("s", "2");
+  p.init_containers = {p.containers[0], p.containers[0]};
+  p.init_containers[0].name = "setup";
+  p.init_containers[1].name = "proxy";
+  p.init_containers[1].restart_always = true;
+  auto flags = [](const std::vector<ContainerView>& containers) {
+    std::vector<std::pair<bool, bool>> out;  // init, restartable
+    for (const ContainerView& c : containers) out.emplace_back(c.init, c.restartable);
+    return out;
+  };
+  const std::vector<std::pair<bool, bool>> expected = {{true, false}, {true, true}, {false, false}};
+  {
+    auto engine = StartEngine();
+    ASSERT_TRUE(engine.ok());
+    auto reply = (*engine)->Admit(p);
+    ASSERT_TRUE(reply.ok() && reply->admitted) << reply->message;
+    EXPECT_EQ(flags(reply->containers), expected);
+  }
+  EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("\"restartable\": true"));
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  EXPECT_EQ(flags((*engine)->ListAllocations().state.pods.at("s").containers), expected);
+  auto explained = (*engine)->Explain(p);
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  ASSERT_EQ(explained->result.containers.size(), 3u);
+  EXPECT_TRUE(explained->result.containers[1].restartable);
+  EXPECT_FALSE(explained->result.containers[0].restartable);
+}
+
 TEST_F(EngineTest, RefusesToStartWhenAnAllocatedCpuBecomesReserved) {
   CpuSet given;
   {

@@ -2,9 +2,12 @@
 // whatever it takes, the careful reader reads the same.
 #include "lib/state/canonical_checkpoint.h"
 
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/state/checkpoint_codec.h"
 #include "tests/unit/state/test_util.h"
@@ -30,6 +33,11 @@ State PodsWithEveryMember() {
                           .cpus = CpuSet{2, 3},
                           .exclusive = true,
                           .numa_affinity = {0, 1}},
+          ContainerRecord{.name = "sidecar",
+                          .init = true,
+                          .restartable = true,
+                          .cpus = CpuSet{5},
+                          .exclusive = true},
           ContainerRecord{.name = "app",
                           .cpus = CpuSet{2, 3},
                           .exclusive = true,
@@ -68,13 +76,65 @@ TEST(CanonicalCheckpointTest, TakesWhatEncodeStateWrites) {
   }
 }
 
-TEST(CanonicalCheckpointTest, TakesTheVersion1Fixture) {
-  const std::string bytes = testing::ReadFixture("v1/state.json");
-  std::optional<State> fast = DecodeCanonicalCheckpoint(bytes);
-  ASSERT_TRUE(fast.has_value());
-  absl::StatusOr<State> careful = internal::DecodeStateByDocument(bytes, "test");
-  ASSERT_TRUE(careful.ok()) << careful.status();
-  EXPECT_EQ(*fast, *careful);
+TEST(CanonicalCheckpointTest, TakesTheFixtureOfEveryVersion) {
+  for (const char* fixture : {"v1/state.json", "v2/state.json"}) {
+    const std::string bytes = testing::ReadFixture(fixture);
+    std::optional<State> fast = DecodeCanonicalCheckpoint(bytes);
+    ASSERT_TRUE(fast.has_value()) << fixture;
+    absl::StatusOr<State> careful = internal::DecodeStateByDocument(bytes, "test");
+    ASSERT_TRUE(careful.ok()) << careful.status();
+    EXPECT_EQ(*fast, *careful) << fixture;
+  }
+}
+
+// "restartable" is required from version 2 on, unknown before it, and true only with "init":
+// the fast path leaves every file that breaks this to the careful reader, which refuses it,
+// whether the version comes before the data or after it.
+TEST(CanonicalCheckpointTest, RestartableFollowsTheVersion) {
+  const nlohmann::json doc = nlohmann::json::parse(testing::Encoded(PodsWithEveryMember()));
+  // `doc` as version `version`, "restartable" removed from every container when `erase`, and
+  // then `edit` applied to the first pod's containers (init, sidecar, app).
+  auto edited = [&doc](uint64_t version, bool erase,
+                       const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json copy = doc;
+    copy["version"] = version;
+    for (nlohmann::json& pod : copy["data"]["pods"]) {
+      for (nlohmann::json& c : pod["containers"]) {
+        if (erase) c.erase("restartable");
+      }
+    }
+    edit(copy["data"]["pods"][0]["containers"]);
+    return testing::Sealed(copy);
+  };
+  const auto unchanged = [](nlohmann::json&) {};
+
+  // The data as version 1 wrote it: taken, and the sidecar reads as not restartable.
+  const std::string version1 = edited(1, true, unchanged);
+  std::optional<State> fast = DecodeCanonicalCheckpoint(version1);
+  ASSERT_TRUE(fast.has_value()) << version1;
+  EXPECT_TRUE(fast->pods.at("u1").containers[1].init);
+  EXPECT_FALSE(fast->pods.at("u1").containers[1].restartable);
+  ExpectAgreement(version1);
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"version 1 with the member", edited(1, false, unchanged)},
+      {"version 1, one container with the member",
+       edited(1, true, [](nlohmann::json& containers) { containers[0]["restartable"] = false; })},
+      {"version 2 without it",
+       edited(2, false, [](nlohmann::json& containers) { containers[2].erase("restartable"); })},
+      {"restartable without init",
+       edited(2, false, [](nlohmann::json& containers) { containers[2]["restartable"] = true; })},
+  };
+  for (const auto& [name, sealed] : refused) {
+    // Sealed() sorts the envelope, so the version follows the data; try it first as well.
+    const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(sealed);
+    nlohmann::ordered_json version_first = {{"version", parsed["version"]}};
+    for (const auto& [key, value] : parsed.items()) version_first[key] = value;
+    for (const std::string& bytes : {sealed, version_first.dump(2)}) {
+      EXPECT_FALSE(DecodeCanonicalCheckpoint(bytes).has_value()) << name << "\n" << bytes;
+      EXPECT_EQ(DecodeState(bytes).status().code(), absl::StatusCode::kDataLoss) << name;
+    }
+  }
 }
 
 // Only the layout of the data counts: the envelope's order and whitespace do not, and neither
@@ -106,7 +166,7 @@ TEST(CanonicalCheckpointTest, LeavesOtherLayoutsToTheCarefulReader) {
   // The app container's members, "cgroup" moved last: the same data in another order.
   nlohmann::ordered_json reordered =
       nlohmann::ordered_json::parse(testing::Encoded(PodsWithEveryMember()));
-  nlohmann::ordered_json& app = reordered["data"]["pods"][0]["containers"][1];
+  nlohmann::ordered_json& app = reordered["data"]["pods"][0]["containers"][2];
   const nlohmann::ordered_json cgroup = app["cgroup"];
   app.erase("cgroup");
   app["cgroup"] = cgroup;

@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "lib/state/canonical_checkpoint.h"
 #include "lib/state/crc32c.h"
 #include "tests/unit/state/test_util.h"
 
@@ -64,13 +66,14 @@ TEST(CheckpointCodecTest, RoundTripsRandomStates) {
 
 TEST(CheckpointCodecTest, EnvelopeShape) {
   const json doc = json::parse(testing::Encoded(Example()));
-  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["version"], 2);
   EXPECT_EQ(doc["generation"], 12);
   EXPECT_TRUE(doc["checksum"].get<std::string>().starts_with("crc32c:"));
   EXPECT_EQ(doc["checksum"].get<std::string>().size(), 15u);
   EXPECT_EQ(*StateChecksum(Example()), doc["checksum"]);
   const json& c = doc["data"]["pods"][0]["containers"][0];
   EXPECT_EQ(c["cpus"], "2-3");
+  EXPECT_EQ(c["restartable"], false);
   EXPECT_EQ(c["numa_affinity"], json::array({0}));
   EXPECT_EQ(c["devices"]["gpu"], json::array({"g1", "g0"}));  // allocation order kept
   EXPECT_EQ(c["memory"][0], (json{{"numa_node", 0}, {"resource", "memory"}, {"bytes", 1024}}));
@@ -86,6 +89,10 @@ TEST(CheckpointCodecTest, ReindentedFileStillLoads) {
 
 TEST(CheckpointCodecTest, EveryFlippedByteIsDataLoss) {
   const std::string bytes = testing::Encoded(Example());
+  // The version digit is read before the checksum (a newer format may sum differently), so a
+  // flip that makes it 3 reads as a newer format: refused too, just with another message.
+  const size_t version_digit = bytes.find("\"version\": 2") + 11;
+  ASSERT_EQ(bytes[version_digit], '2');
   for (size_t i = 0; i < bytes.size(); ++i) {
     for (unsigned char mask : {0x01, 0x20, 0x80}) {
       std::string corrupt = bytes;
@@ -93,7 +100,9 @@ TEST(CheckpointCodecTest, EveryFlippedByteIsDataLoss) {
       absl::StatusOr<State> s = DecodeState(corrupt);
       // Changing the case of a letter inside "crc32c" or a hex digit can never pass either.
       ASSERT_FALSE(s.ok()) << "byte " << i << " mask " << int(mask) << "\n" << corrupt;
-      EXPECT_EQ(s.status().code(), absl::StatusCode::kDataLoss)
+      const bool newer = i == version_digit && corrupt[i] == '3';
+      EXPECT_EQ(s.status().code(),
+                newer ? absl::StatusCode::kFailedPrecondition : absl::StatusCode::kDataLoss)
           << "byte " << i << ": " << s.status();
     }
   }
@@ -224,12 +233,15 @@ TEST(CheckpointCodecTest, HugeStoredChecksumAndSyntaxErrorsAreCut) {
 
 TEST(CheckpointCodecTest, NewerVersionIsFailedPrecondition) {
   json doc = json::parse(testing::Encoded(Example()));
-  doc["version"] = 2;
+  doc["version"] = 3;
   doc["data"] = {{"anything", "new"}};
   doc["checksum"] = "sha256:whatever";
   absl::Status s = DecodeError(doc.dump());
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.message().find("written by a newer topologyd"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("state format version 3 was written by a newer topologyd (this one "
+                             "reads versions up to 2)"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.message().find("upgrade"), std::string::npos) << s;
   EXPECT_NE(s.message().find("restore"), std::string::npos) << s;
 }
@@ -291,6 +303,14 @@ TEST(CheckpointCodecTest, ShapeErrorsNameTheJsonPath) {
        "data.pods[0].containers[1]: container \"c\" listed twice"},
       {"init type", [](json& d) { d["pods"][0]["containers"][0]["init"] = "no"; },
        "data.pods[0].containers[0].init: expected true or false"},
+      {"restartable type", [](json& d) { d["pods"][0]["containers"][0]["restartable"] = 1; },
+       "data.pods[0].containers[0].restartable: expected true or false, found number 1"},
+      {"no restartable", [](json& d) { d["pods"][2]["containers"][0].erase("restartable"); },
+       "data.pods[2].containers[0]: missing \"restartable\""},
+      {"restartable without init",
+       [](json& d) { d["pods"][1]["containers"][0]["restartable"] = true; },
+       "data.pods[1].containers[0].restartable: true for a container that is not an init "
+       "container"},
       {"affinity",
        [](json& d) {
          d["pods"][0]["containers"][0]["numa_affinity"] = {0, -1};
@@ -361,6 +381,9 @@ TEST(CheckpointCodecTest, LoadsVersion1Fixture) {
   EXPECT_EQ(pod.name, "trainer-0");
   ASSERT_EQ(pod.containers.size(), 2u);
   EXPECT_TRUE(pod.containers[0].init);
+  for (const auto& [uid, p] : s->pods) {
+    for (const ContainerRecord& c : p.containers) EXPECT_FALSE(c.restartable) << c.name;
+  }
   const ContainerRecord& train = pod.containers[1];
   EXPECT_EQ(train.cpus.ToString(), "2-5,34-37");
   EXPECT_EQ(train.numa_affinity, (std::vector<int>{0, 1}));
@@ -372,15 +395,128 @@ TEST(CheckpointCodecTest, LoadsVersion1Fixture) {
   EXPECT_EQ(s->pods.at("pod-from-kubelet").namespace_name, "");
 }
 
-// The file layout is stable: re-encoding the fixture reproduces it byte for byte, so a
-// change to the encoder that would alter written files shows up here.
-TEST(CheckpointCodecTest, ReencodingVersion1FixtureReproducesItExactly) {
-  const std::string bytes = testing::ReadFixture("v1/state.json");
-  absl::StatusOr<State> s = DecodeState(bytes, "v1/state.json");
+// Reading a version 1 file and saving it writes version 2 with the same data.
+TEST(CheckpointCodecTest, ReencodingVersion1FixtureWritesVersion2) {
+  absl::StatusOr<State> s = DecodeState(testing::ReadFixture("v1/state.json"), "v1/state.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const std::string again = testing::Encoded(*s);
+  EXPECT_EQ(json::parse(again)["version"], 2);
+  absl::StatusOr<State> back = DecodeState(again);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, *s);
+}
+
+TEST(CheckpointCodecTest, LoadsVersion2Fixture) {
+  absl::StatusOr<State> s = DecodeState(testing::ReadFixture("v2/state.json"), "v2/state.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->generation, 8u);
+  const PodRecord& pod = s->pods.at("6f1c2f4e-1b2a-4c55-9d1e-0a2b3c4d5e6f");
+  ASSERT_EQ(pod.containers.size(), 3u);
+  EXPECT_EQ(pod.containers[0].name, "fetch");
+  EXPECT_TRUE(pod.containers[0].init);
+  EXPECT_FALSE(pod.containers[0].restartable);
+  EXPECT_EQ(pod.containers[1].name, "log-shipper");
+  EXPECT_TRUE(pod.containers[1].init);
+  EXPECT_TRUE(pod.containers[1].restartable);
+  EXPECT_FALSE(pod.containers[2].init);
+  EXPECT_FALSE(pod.containers[2].restartable);
+}
+
+// The file layout is stable: re-encoding the fixture of the version EncodeState writes
+// reproduces it byte for byte, so a change to the encoder that would alter written files shows
+// up here.
+TEST(CheckpointCodecTest, ReencodingVersion2FixtureReproducesItExactly) {
+  const std::string bytes = testing::ReadFixture("v2/state.json");
+  absl::StatusOr<State> s = DecodeState(bytes, "v2/state.json");
   ASSERT_TRUE(s.ok()) << s.status();
   absl::StatusOr<std::string> again = EncodeState(*s);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(*again, bytes);
+}
+
+// A pod with an init container, a sidecar and an app container.
+State WithSidecar() {
+  State s;
+  s.generation = 3;
+  s.pods["u1"] = PodRecord{
+      .uid = "u1",
+      .containers = {
+          ContainerRecord{.name = "setup", .init = true, .cpus = CpuSet{2, 3}, .exclusive = true},
+          ContainerRecord{.name = "proxy",
+                          .init = true,
+                          .restartable = true,
+                          .cpus = CpuSet{4},
+                          .exclusive = true},
+          ContainerRecord{.name = "app", .cpus = CpuSet{2, 3}, .exclusive = true}}};
+  return s;
+}
+
+TEST(CheckpointCodecTest, SidecarRoundTripsThroughBothReaders) {
+  const std::string bytes = testing::Encoded(WithSidecar());
+  const json doc = json::parse(bytes);
+  const json& containers = doc["data"]["pods"][0]["containers"];
+  EXPECT_EQ(containers[0]["restartable"], false);
+  EXPECT_EQ(containers[1]["restartable"], true);
+  EXPECT_EQ(containers[2]["restartable"], false);
+
+  absl::StatusOr<State> careful = internal::DecodeStateByDocument(bytes, "test");
+  ASSERT_TRUE(careful.ok()) << careful.status();
+  EXPECT_EQ(*careful, WithSidecar());
+  std::optional<State> fast = DecodeCanonicalCheckpoint(bytes);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(*fast, WithSidecar());
+}
+
+// A version 1 file, as version 1 wrote it: no "restartable" member.
+std::string Version1File() {
+  const json data = json::parse(R"({"pods": [{
+    "containers": [
+      {"cgroup": "", "container_id": "", "cpus": "2-3", "devices": {}, "exclusive": true,
+       "init": true, "memory": [], "name": "setup", "numa_affinity": [0]},
+      {"cgroup": "", "container_id": "", "cpus": "2-3", "devices": {}, "exclusive": true,
+       "init": false, "memory": [], "name": "app", "numa_affinity": [0]}],
+    "name": "p", "namespace": "ns", "qos": "Guaranteed", "uid": "u1"}]})");
+  return testing::Sealed({{"version", 1}, {"generation", 5}, {"data", data}});
+}
+
+TEST(CheckpointCodecTest, Version1ContainersAreNotRestartable) {
+  const std::string bytes = Version1File();
+  for (const absl::StatusOr<State>& s :
+       {DecodeState(bytes), internal::DecodeStateByDocument(bytes, "test")}) {
+    ASSERT_TRUE(s.ok()) << s.status();
+    const PodRecord& pod = s->pods.at("u1");
+    ASSERT_EQ(pod.containers.size(), 2u);
+    EXPECT_TRUE(pod.containers[0].init);
+    EXPECT_FALSE(pod.containers[0].restartable);
+    EXPECT_FALSE(pod.containers[1].restartable);
+  }
+  // Read the fast way too, to the same state.
+  std::optional<State> fast = DecodeCanonicalCheckpoint(bytes);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(*fast, *DecodeState(bytes));
+}
+
+TEST(CheckpointCodecTest, RestartableIsNotPartOfVersion1) {
+  json doc = json::parse(Version1File());
+  doc["data"]["pods"][0]["containers"][0]["restartable"] = true;
+  absl::Status s = DecodeError(testing::Sealed(doc));
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(s.message().find("data.pods[0].containers[0].restartable: unknown member (not part "
+                             "of state format version 1)"),
+            std::string::npos)
+      << s;
+}
+
+TEST(CheckpointCodecTest, RestartableWithoutInitCannotBeEncoded) {
+  State s = WithSidecar();
+  s.pods["u1"].containers[2].restartable = true;
+  for (const absl::Status& status : {EncodeState(s).status(), StateChecksum(s).status()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_NE(status.message().find("container \"app\" of pod \"u1\" is restartable but not an "
+                                    "init container"),
+              std::string::npos)
+        << status;
+  }
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ TEST(KubeletCpuTest, ImportsExclusiveCpus) {
   EXPECT_EQ(pod.containers[0].cpus.ToString(), "2-3");
   EXPECT_TRUE(pod.containers[0].exclusive);
   EXPECT_FALSE(pod.containers[0].init);
+  EXPECT_FALSE(pod.containers[0].restartable);  // kubelet's checkpoints do not say
 }
 
 TEST(KubeletCpuTest, EmptyStatesImportEmpty) {

@@ -1,4 +1,5 @@
-// Helpers shared by the state tests: fixture paths, file reading, random states.
+// Helpers shared by the state tests: fixture paths, file reading, sealing edited checkpoints,
+// random states.
 #pragma once
 
 #include <fstream>
@@ -6,10 +7,12 @@
 #include <sstream>
 #include <string>
 
+#include "lib/state/checkpoint_checksum.h"
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/state.h"
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace topologyd::state::testing {
 
@@ -23,6 +26,16 @@ inline std::string ReadFixture(const std::string& name) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// `doc` (a checkpoint whose data or version was edited) with the checksum the codec computes
+// for it, so that a decode gets past the checksum to what was edited.
+inline std::string Sealed(nlohmann::json doc) {
+  CheckpointChecksum checksum;
+  checksum.AddData(doc["data"].dump());
+  doc["checksum"] =
+      checksum.Finish(doc["generation"].get<uint64_t>(), doc["version"].get<uint64_t>());
+  return doc.dump(2);
 }
 
 // EncodeState(s), failing the test when it fails.
@@ -52,6 +65,7 @@ inline State RandomState(std::mt19937& rng, bool escapes = true) {
       ContainerRecord r;
       r.name = "c" + std::to_string(c);
       r.init = pick(2);
+      r.restartable = r.init && pick(2);
       r.exclusive = pick(2);
       const int n = pick(6);
       for (int i = 0; i < n; ++i) r.cpus.Add(next_cpu + pick(3) + 2 * i);

@@ -105,5 +105,23 @@ TEST(ExplainRenderTest, MergeGivenUpShowsItsLimitErrorOnlineAndOffline) {
   EXPECT_EQ(offline_table.find("given up"), offline_table.rfind("given up"));
 }
 
+// The offline table marks init containers and sidecars.
+TEST(ExplainRenderTest, OfflineTableMarksInitContainersAndSidecars) {
+  Case c{Node(BaseConfig("best-effort"), Machine(MachineSpec{})),
+         Pod("p1", {Ctr("app", {{"cpu", "1"}, {"memory", "1Gi"}})},
+             {Ctr("setup", {{"cpu", "1"}, {"memory", "1Gi"}}),
+              Ctr("proxy", {{"cpu", "1"}, {"memory", "1Gi"}}, /*sidecar=*/true)}),
+         {}};
+  absl::StatusOr<admission::AdmissionResult> r =
+      admission::Explain(c.node, c.node.empty_state, c.pod, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  c.result = *std::move(r);
+  ASSERT_TRUE(c.result.admitted) << c.result.message;
+  const std::string table = OfflineTable(c);
+  EXPECT_THAT(table, HasSubstr("setup (init) "));
+  EXPECT_THAT(table, HasSubstr("proxy (sidecar) "));
+  EXPECT_THAT(table, Not(HasSubstr("app (")));
+}
+
 }  // namespace
 }  // namespace topoctl
