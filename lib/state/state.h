@@ -78,9 +78,12 @@ const ContainerRecord* FindContainer(const State& state, const std::string& uid,
 std::map<int, std::map<std::string, uint64_t>> MemoryInUse(const State& state);
 
 // Checks the invariants a State must keep whatever its origin: every pod's map key equals its
-// uid, container names are unique within a pod, no CPU is held exclusively by containers of two
-// pods and no device id is given to containers of two pods for the same resource. (Within one
-// pod, kubelet passes an init container's CPUs and devices on to later containers.)
+// uid, container names are unique within a pod, and no CPU is held exclusively, nor a device id
+// of one resource given, to two containers that can run at the same time: containers of two
+// pods, or two of one pod unless the one that starts first (init containers first, in recorded
+// order) is a regular init container, which exits before the next one starts (kubelet passes
+// its CPUs and devices on). Pods imported from kubelet (no QoS class) do not say which
+// containers were init containers, so only the first rule applies to them.
 // FAILED_PRECONDITION names the two holders of a conflicting CPU or device; INVALID_ARGUMENT for
 // the others.
 absl::Status Validate(const State& state);

@@ -86,5 +86,57 @@ TEST(StateTest, ValidateRejectsConflicts) {
   EXPECT_EQ(Validate(s).code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Within a pod admitted by topologyd (its QoS class is recorded) only containers that never run
+// at the same time may share: a regular init container and anything after it.
+TEST(StateTest, ValidateRejectsSharingBetweenContainersThatRunTogether) {
+  auto pod = [](std::vector<ContainerRecord> containers) {
+    State s;
+    s.pods["p"] = PodRecord{.uid = "p", .qos = "Guaranteed", .containers = std::move(containers)};
+    return s;
+  };
+  const ContainerRecord init{
+      .name = "init", .init = true, .cpus = CpuSet{4, 5, 6}, .exclusive = true};
+  ContainerRecord side{.name = "side", .init = true, .cpus = CpuSet{6}, .exclusive = true};
+  side.restartable = true;
+  const ContainerRecord app{.name = "app", .cpus = CpuSet{6, 7}, .exclusive = true};
+  const ContainerRecord app2{.name = "app2", .cpus = CpuSet{5}, .exclusive = true};
+
+  // A finished init container's CPUs taken over by an app container and a sidecar.
+  EXPECT_TRUE(Validate(pod({init, app})).ok());
+  EXPECT_TRUE(Validate(pod({init, side})).ok());
+  // A sidecar and an app container run together.
+  absl::Status status = Validate(pod({init, side, app}));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(),
+            "CPUs 6 are held exclusively by both container \"side\" of pod p and container "
+            "\"app\" of pod p, which run at the same time");
+  // So do two app containers, whatever order they are recorded in.
+  ContainerRecord app3 = app2;
+  app3.name = "app3";
+  status = Validate(pod({app2, init, app3}));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("which run at the same time"), std::string::npos) << status;
+  // A sidecar runs beside a later init container.
+  ContainerRecord later_init = init;
+  later_init.name = "later-init";
+  status = Validate(pod({side, later_init}));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  // Devices follow the same rule.
+  ContainerRecord a{.name = "a", .devices = {{"gpu", {"g0"}}}};
+  ContainerRecord b{.name = "b", .devices = {{"gpu", {"g0"}}}};
+  status = Validate(pod({a, b}));
+  EXPECT_EQ(status.message(),
+            "device gpu \"g0\" is held by both container \"a\" of pod p and container \"b\" "
+            "of pod p, which run at the same time");
+  ContainerRecord i{.name = "i", .init = true, .devices = {{"gpu", {"g0"}}}};
+  EXPECT_TRUE(Validate(pod({i, a})).ok());
+  // A pod imported from kubelet does not say which containers were init containers.
+  State imported = pod({app, app3, side});
+  imported.pods["p"].qos.clear();
+  app3.cpus = CpuSet{6};
+  imported.pods["p"].containers[1] = app3;
+  EXPECT_TRUE(Validate(imported).ok());
+}
+
 }  // namespace
 }  // namespace topologyd::state
