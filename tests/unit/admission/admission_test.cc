@@ -387,6 +387,44 @@ TEST_F(AdmissionTest, ReadmissionKeepsWhatThePodHolds) {
   EXPECT_EQ(again.containers, first.containers);
 }
 
+// The sequence that gave one CPU to two running containers: a pod whose sidecar was released
+// and which is admitted again. Replaying the init container's reuse bookkeeping offered the
+// sidecar CPU 6, which the kept app container had taken over from the init container.
+TEST_F(AdmissionTest, ReadmittedSidecarDoesNotTakeACpuAKeptAppContainerHolds) {
+  config::Config config = BaseConfig("best-effort", "0");
+  config.memory_manager_policy = "None";
+  config.reserved_memory.clear();
+  Use(config, MachineSpec{.packages = 1, .numa_per_package = 2, .gpus_per_node = 0});
+  AdmissionResult bg =
+      MustAdmit(node_, state_, Pod("bg-1", {Ctr("c", {{"cpu", "3"}, {"memory", "64Mi"}})}));
+  ASSERT_TRUE(bg.admitted) << bg.message;
+  EXPECT_EQ(Find(bg, "c")->cpus, CpuSet({1, 2, 3}));
+  const pod::Pod p = Pod("p-1",
+                         {Ctr("app", {{"cpu", "2"}, {"memory", "64Mi"}}),
+                          Ctr("app2", {{"cpu", "2"}, {"memory", "64Mi"}})},
+                         {Ctr("init", {{"cpu", "3"}, {"memory", "64Mi"}}),
+                          Ctr("side", {{"cpu", "1"}, {"memory", "64Mi"}}, /*sidecar=*/true)});
+  AdmissionResult first = MustAdmit(node_, bg.new_state, p);
+  ASSERT_TRUE(first.admitted) << first.message;
+  EXPECT_EQ(Find(first, "init")->cpus, CpuSet({4, 5, 6}));
+  EXPECT_EQ(Find(first, "side")->cpus, CpuSet({4}));
+  EXPECT_EQ(Find(first, "app")->cpus, CpuSet({6, 7}));
+  EXPECT_EQ(Find(first, "app2")->cpus, CpuSet({8, 9}));
+
+  const AllocationState released = Release(node_, first.new_state, "p-1", "side");
+  AdmissionResult again = MustAdmit(node_, released, p);
+  ASSERT_TRUE(again.admitted) << again.message;
+  const CpuSet side = Find(again, "side")->cpus;
+  EXPECT_EQ(side.Size(), 1);
+  for (const char* running : {"app", "app2"}) {
+    EXPECT_FALSE(side.Intersects(Find(again, running)->cpus))
+        << "sidecar " << side.ToString() << " shares with " << running;
+    // The kept containers did not move.
+    EXPECT_EQ(Find(again, running)->cpus, Find(first, running)->cpus) << running;
+  }
+  EXPECT_FALSE(side.Intersects(Find(bg, "c")->cpus));
+}
+
 // Re-admitting a pod whose container already holds devices: a different count is refused
 // with the device manager's message (kubelet: "changed request"), and so is a held device
 // that is no longer in its pool.
