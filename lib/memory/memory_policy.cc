@@ -602,17 +602,19 @@ void UpdatePodReusableMemory(MemoryState& state, const pod::Pod& pod, pod::Conta
 
 // kubelet's updateInitContainersMemoryBlocks: app containers that reused an init container's
 // memory shrink that init container's blocks, so the blocks of a pod sum to what it holds.
+// It walks the pod's init containers for every block of every container: with the memory
+// manager on, a pod's admission costs its init containers times its containers.
 void UpdateInitContainersMemoryBlocks(MemoryState& state, const pod::Pod& pod,
-                                      std::string_view container,
+                                      const pod::Container& container,
                                       const std::vector<Block>& container_blocks) {
+  auto pod_it = state.assignments.find(pod.uid);
+  if (pod_it == state.assignments.end()) return;
   for (const Block& cb : container_blocks) {
     uint64_t size = cb.size;
     for (const pod::Container& init : pod.init_containers) {
-      if (init.name == container) break;
+      if (&init == &container) break;
       if (size == 0) break;
       if (init.restart_always) continue;
-      auto pod_it = state.assignments.find(pod.uid);
-      if (pod_it == state.assignments.end()) continue;
       auto c = pod_it->second.find(init.name);
       if (c == pod_it->second.end() || c->second.empty()) continue;
       for (Block& ib : c->second) {
@@ -804,7 +806,7 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
   }
   UpdatePodReusableMemory(next, pod, c.role, blocks);
   next.assignments[pod.uid][std::string(container_name)] = blocks;
-  UpdateInitContainersMemoryBlocks(next, pod, container_name, blocks);
+  UpdateInitContainersMemoryBlocks(next, pod, *c.spec, blocks);
   return state;
 }
 
