@@ -77,15 +77,18 @@ void TopologydService::ParseRequestsOf(
 
 grpc::Status TopologydService::CheckPeer(const grpc::ServerContextBase& context) const {
   if (peers_ == nullptr) return grpc::Status::OK;
-  std::optional<PeerCredentials> creds = peers_->Lookup(context.peer());
-  if (!creds) {
+  std::optional<PeerRegistry::Peer> peer = peers_->Lookup(context.peer());
+  if (!peer) {
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         "caller credentials unknown; connect over the daemon's Unix socket");
   }
-  if (!IsPeerAllowed(engine_->config()->allowed_peers, *creds, daemon_uid_)) {
-    return grpc::Status(
-        grpc::StatusCode::PERMISSION_DENIED,
-        fmt::format("uid {} gid {} is not in allowedPeers", creds->uid, creds->gid));
+  if (!peer->refused.empty()) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, peer->refused);
+  }
+  const PeerCredentials& creds = peer->creds;
+  if (!IsPeerAllowed(engine_->config()->allowed_peers, creds, daemon_uid_)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        fmt::format("uid {} gid {} is not in allowedPeers", creds.uid, creds.gid));
   }
   return grpc::Status::OK;
 }
