@@ -254,7 +254,10 @@ int RunDaemon(const std::string& config_path) {
     server->Shutdown();
     return 1;
   }
-  (*listener)->Start([&gate](int fd) { gate.Accept(fd); });
+  (*listener)->Start({.on_connection = [&gate](int fd) { gate.Accept(fd); },
+                      .open_connections = [&peers] { return peers.OpenConnections(); },
+                      .warn = log_warn,
+                      .info = log_info});
 
   engine.StartReconcileLoop();
 

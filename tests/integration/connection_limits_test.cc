@@ -1,22 +1,29 @@
 // The daemon's connection limits, against the real daemon. socket.maxConnectionsPerUid:
 // connections of one uid beyond the cap are refused with RESOURCE_EXHAUSTED naming the uid
 // and the cap, logged once, and closed by the daemon; once one of the uid's connections
-// closes, a new one is served.
+// closes, a new one is served. Out of file descriptors (the daemon started under a low
+// RLIMIT_NOFILE): new connections are closed at once, the accept thread does not spin, one
+// warning, and connections are served again once clients have closed theirs.
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "tests/integration/process.h"
+#include "tests/support/thread_cpu.h"
 
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
+#include <sys/resource.h>
 
 namespace topologyd::testing {
 namespace {
@@ -32,12 +39,34 @@ size_t Occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
+// User + system CPU time, in clock ticks, of the thread of process `pid` named `name`.
+long ThreadCpuTicks(pid_t pid, const std::string& name) {
+  std::optional<std::filesystem::path> stat = ThreadStatPath(std::to_string(pid), name);
+  if (!stat) {
+    ADD_FAILURE() << "process " << pid << " has no thread named " << name;
+    return 0;
+  }
+  return CpuTicksOfStat(ReadFile(*stat));
+}
+
+// A soft descriptor limit the daemon starts under with room for a few dozen connections.
+constexpr rlim_t kDaemonNofile = 64;
+
 class ConnectionLimitsTest : public ::testing::Test {
  protected:
-  // Starts the daemon with `socket` as its socket settings.
-  void StartDaemon(const std::string& socket) {
+  // Starts the daemon with `socket` as its socket settings, under `nofile` as its soft
+  // RLIMIT_NOFILE when given.
+  void StartDaemon(const std::string& socket, std::optional<rlim_t> nofile = std::nullopt) {
     WriteFile(dir_.File("config.yaml"), MinimalConfig(dir_.path(), "socket: " + socket + "\n"));
-    daemon_.Start(dir_.File("config.yaml"), dir_.File("log"));
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+    if (nofile) {
+      rlimit lowered = saved;
+      lowered.rlim_cur = *nofile;
+      ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    }
+    daemon_.Start(dir_.File("config.yaml"), dir_.File("log"));  // inherits the limit
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
     ASSERT_TRUE(daemon_.WaitUntilServing(dir_.File("topologyd.sock"), seconds(30)))
         << ReadFile(dir_.File("log"));
   }
@@ -51,9 +80,10 @@ class ConnectionLimitsTest : public ::testing::Test {
                                      grpc::InsecureChannelCredentials(), args);
   }
 
-  static grpc::Status CallStatus(const std::shared_ptr<grpc::Channel>& channel) {
+  static grpc::Status CallStatus(const std::shared_ptr<grpc::Channel>& channel,
+                                 seconds deadline = seconds(10)) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + seconds(10));
+    context.set_deadline(std::chrono::system_clock::now() + deadline);
     v1::StatusResponse response;
     return v1::Topologyd::NewStub(channel)->Status(&context, {}, &response);
   }
@@ -109,6 +139,42 @@ TEST_F(ConnectionLimitsTest, ConnectionsBeyondTheUidCapAreRefusedUntilOneCloses)
   EXPECT_NE(ServedChannel(), nullptr);
   EXPECT_THAT(Log(),
               HasSubstr(fmt::format("uid {} is below its cap of 2 connections again", ::getuid())));
+}
+
+TEST_F(ConnectionLimitsTest, OutOfDescriptorsNewConnectionsAreClosedAndServedAgainLater) {
+  StartDaemon("{maxConnectionsPerUid: 1000}", kDaemonNofile);
+  // Idle connections until the daemon has no descriptor left for the next one.
+  std::vector<std::shared_ptr<grpc::Channel>> idle;
+  grpc::Status status;
+  while (idle.size() < kDaemonNofile) {
+    std::shared_ptr<grpc::Channel> channel = NewChannel();
+    status = CallStatus(channel, seconds(5));
+    if (!status.ok()) break;
+    idle.push_back(channel);
+  }
+  ASSERT_FALSE(status.ok()) << "the daemon kept accepting under a limit of " << kDaemonNofile;
+  const size_t served = idle.size();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_FALSE(CallStatus(NewChannel(), seconds(5)).ok());
+
+  // The connection the daemon cannot take must not keep its accept thread busy.
+  const long ticks_per_second = ::sysconf(_SC_CLK_TCK);
+  const long before = ThreadCpuTicks(daemon_.pid(), "tpd-accept");
+  const auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(milliseconds(1000));
+  const long used = ThreadCpuTicks(daemon_.pid(), "tpd-accept") - before;
+  const auto wall =
+      std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+  EXPECT_LT(used * 1000 / ticks_per_second, wall.count() / 10)
+      << "the accept thread used " << used << " clock ticks of CPU in " << wall.count() << " ms";
+
+  // The clients close their connections: new ones are served again.
+  idle.clear();
+  EXPECT_NE(ServedChannel(), nullptr) << Log();
+  const std::string log = Log();
+  EXPECT_EQ(Occurrences(log, "cannot accept connections on"), 1u) << log;
+  EXPECT_THAT(log, HasSubstr(fmt::format("Too many open files; {} connections open", served)));
+  EXPECT_THAT(log, HasSubstr("accepting connections on " + dir_.File("topologyd.sock") + " again"));
 }
 
 }  // namespace
