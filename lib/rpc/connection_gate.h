@@ -3,9 +3,10 @@
 // It records the peer's credentials for the service's checks and holds every uid to a cap
 // of open connections, so that one client holding or leaking connections cannot use up the
 // daemon's file descriptors. A connection beyond the cap is still handed to gRPC, so that
-// the client hears why: every call on it gets RESOURCE_EXHAUSTED naming the uid and the cap.
-// It is shut down after a grace period (ShutDownRefused, called periodically), and while
-// many refused connections are pending, further ones are closed at once. Thread-safe.
+// the client hears why: every topologyd.v1 call on it gets RESOURCE_EXHAUSTED naming the uid
+// and the cap. It is shut down after a grace period (ShutDownRefused, called periodically),
+// and while many refused connections are pending, further ones are closed at once.
+// Thread-safe.
 #pragma once
 
 #include <chrono>
