@@ -27,6 +27,7 @@
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
+#include "lib/rpc/connection_gate.h"
 #include "lib/rpc/peer_credentials.h"
 #include "lib/rpc/topologyd_service.h"
 #include "lib/rpc/uds_listener.h"
@@ -237,6 +238,15 @@ int RunDaemon(const std::string& config_path) {
   // switches both.
   server->GetHealthCheckService()->SetServingStatus(::topologyd::v1::Topologyd::service_full_name(),
                                                     true);
+  grpc::Server* raw_server = server.get();
+  auto log_warn = [](const std::string& line) { spdlog::warn("{}", line); };
+  auto log_info = [](const std::string& line) { spdlog::info("{}", line); };
+  rpc::ConnectionGate gate(
+      {.peers = &peers,
+       .serve = [raw_server](int fd) { grpc::AddInsecureChannelFromFd(raw_server, fd); },
+       .cap = [&engine] { return engine.config()->socket.max_connections_per_uid; },
+       .warn = log_warn,
+       .info = log_info});
   absl::StatusOr<std::unique_ptr<rpc::UdsListener>> listener = rpc::UdsListener::Create(
       {.path = config->SocketPath(), .mode = config->socket.mode, .group = config->socket.group});
   if (!listener.ok()) {
@@ -244,17 +254,10 @@ int RunDaemon(const std::string& config_path) {
     server->Shutdown();
     return 1;
   }
-  grpc::Server* raw_server = server.get();
-  (*listener)->Start([raw_server, &peers](int fd) {
-    absl::StatusOr<rpc::PeerCredentials> creds = rpc::GetPeerCredentials(fd);
-    if (!creds.ok()) {
-      spdlog::warn("dropping a connection: {}", creds.status().message());
-      ::close(fd);
-      return;
-    }
-    peers.Record(fd, *creds);
-    grpc::AddInsecureChannelFromFd(raw_server, fd);  // gRPC owns the fd from here on
-  });
+  (*listener)->Start({.on_connection = [&gate](int fd) { gate.Accept(fd); },
+                      .open_connections = [&peers] { return peers.OpenConnections(); },
+                      .warn = log_warn,
+                      .info = log_info});
 
   engine.StartReconcileLoop();
 
@@ -272,8 +275,10 @@ int RunDaemon(const std::string& config_path) {
   spdlog::info("ready: listening on {}", config->SocketPath());
 
   // Step 6: serve signals until asked to stop; between them, publish the engine's health
-  // (at least every `wait`, so a failing disk shows within a second).
+  // (at least every `wait`, so a failing disk shows within a second), and close connections
+  // refused for their uid's cap once they have had time to read why.
   while (true) {
+    gate.ShutDownRefused();
     engine::EngineStatus current = engine.Status();
     health.Update(current.healthy, current.problem);
     std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait);

@@ -20,6 +20,8 @@ namespace topologyd::config {
 struct SocketConfig {
   uint32_t mode = 0660;        // permission bits of the listening socket
   std::string group = "root";  // group owning the socket; "" = the daemon's own (no chown)
+  // Connections one peer uid may hold open at once; more are refused (RESOURCE_EXHAUSTED).
+  uint32_t max_connections_per_uid = 128;
   friend bool operator==(const SocketConfig&, const SocketConfig&) = default;
 };
 

@@ -48,7 +48,11 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   }
 
   RestartOnly(old.listen, next.listen, "listen", &plan);
-  RestartOnly(old.socket, next.socket, "socket", &plan);
+  Live(old.socket.max_connections_per_uid, next.socket.max_connections_per_uid,
+       &e.socket.max_connections_per_uid, "socket.maxConnectionsPerUid", &plan);
+  SocketConfig next_socket = next.socket;  // the rest of `socket` binds the listener
+  next_socket.max_connections_per_uid = old.socket.max_connections_per_uid;
+  RestartOnly(old.socket, next_socket, "socket", &plan);
   RestartOnly(old.state_dir, next.state_dir, "stateDir", &plan);
   RestartOnly(old.topology, next.topology, "topology", &plan);
   RestartOnly(old.cpu_manager_policy, next.cpu_manager_policy, "cpuManagerPolicy", &plan);

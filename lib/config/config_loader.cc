@@ -412,6 +412,15 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
                         "has no value; give a group, or \"\" to keep the daemon's own");
     }
     s.Scalar("group", &c->socket.group);
+    uint32_t cap = 0;
+    if (s.Integer("maxConnectionsPerUid", &cap)) {
+      if (cap == 0) {
+        s.problems()->Add(s.Get("maxConnectionsPerUid"), s.KeyPath("maxConnectionsPerUid"),
+                          "must be at least 1");
+      } else {
+        c->socket.max_connections_per_uid = cap;
+      }
+    }
   });
   r.Nested("allowedPeers", [&](MapReader& p) {
     p.IntegerList("uids", &c->allowed_peers.uids);

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 namespace topologyd::rpc {
 
@@ -28,12 +29,15 @@ bool IsPeerAllowed(const config::AllowedPeers& allowed, const PeerCredentials& p
          (allowed.same_user && peer.uid == daemon_uid);
 }
 
-void PeerRegistry::Record(int fd, const PeerCredentials& creds) {
+void PeerRegistry::Record(int fd, const PeerCredentials& creds, std::string refused) {
+  struct stat st {};
+  ::fstat(fd, &st);  // cannot fail on the fd just accepted
   std::lock_guard<std::mutex> lock(mu_);
-  by_fd_[fd] = creds;
+  by_fd_[fd] = Entry{
+      .peer = {.creds = creds, .refused = std::move(refused)}, .dev = st.st_dev, .ino = st.st_ino};
 }
 
-std::optional<PeerCredentials> PeerRegistry::Lookup(std::string_view peer) const {
+std::optional<PeerRegistry::Peer> PeerRegistry::Lookup(std::string_view peer) const {
   constexpr std::string_view kPrefix = "fd:";
   if (peer.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
   peer.remove_prefix(kPrefix.size());
@@ -43,7 +47,30 @@ std::optional<PeerCredentials> PeerRegistry::Lookup(std::string_view peer) const
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_fd_.find(fd);
   if (it == by_fd_.end()) return std::nullopt;
-  return it->second;
+  return it->second.peer;
+}
+
+void PeerRegistry::DropClosedLocked() {
+  std::erase_if(by_fd_, [](const auto& item) {
+    struct stat st {};
+    return ::fstat(item.first, &st) != 0 || st.st_dev != item.second.dev ||
+           st.st_ino != item.second.ino;
+  });
+}
+
+size_t PeerRegistry::OpenConnections() {
+  std::lock_guard<std::mutex> lock(mu_);
+  DropClosedLocked();
+  return std::count_if(by_fd_.begin(), by_fd_.end(),
+                       [](const auto& item) { return item.second.peer.refused.empty(); });
+}
+
+size_t PeerRegistry::OpenConnectionsOf(uid_t uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DropClosedLocked();
+  return std::count_if(by_fd_.begin(), by_fd_.end(), [uid](const auto& item) {
+    return item.second.peer.refused.empty() && item.second.peer.creds.uid == uid;
+  });
 }
 
 }  // namespace topologyd::rpc

@@ -42,19 +42,53 @@ void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Durati
 
 TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* peers,
                                    uid_t daemon_uid)
-    : engine_(engine), peers_(peers), daemon_uid_(daemon_uid) {}
+    : engine_(engine), peers_(peers), daemon_uid_(daemon_uid) {
+  ParseRequestsOf("Admit", &TopologydService::Admit);
+  ParseRequestsOf("Allocate", &TopologydService::Allocate);
+  ParseRequestsOf("Release", &TopologydService::Release);
+  ParseRequestsOf("Explain", &TopologydService::Explain);
+  ParseRequestsOf("ListAllocations", &TopologydService::ListAllocations);
+  ParseRequestsOf("GetTopology", &TopologydService::GetTopology);
+  ParseRequestsOf("Status", &TopologydService::Status);
+}
+
+template <class Request, class Response>
+void TopologydService::ParseRequestsOf(
+    std::string_view method,
+    grpc::ServerUnaryReactor* (TopologydService::*handler)(grpc::CallbackServerContext*,
+                                                           const Request*, Response*)) {
+  const std::string service = v1::Topologyd::service_full_name();
+  int index = MethodIndex(service, method, Request::descriptor(), Response::descriptor());
+  auto unparsable =
+      [this, message = fmt::format("{}: the request does not parse as {} (malformed protobuf, or a "
+                                   "string that is not valid UTF-8)",
+                                   method, Request::descriptor()->full_name())](
+          grpc::CallbackServerContext* context) {
+        grpc::Status allowed = CheckPeer(*context);
+        return allowed.ok() ? InvalidArgument(message) : allowed;
+      };
+  MarkMethodCallback(index,
+                     ParsingUnaryHandler<Request, Response>(
+                         unparsable, [this, handler](grpc::CallbackServerContext* context,
+                                                     const Request* request, Response* response) {
+                           return (this->*handler)(context, request, response);
+                         }));
+}
 
 grpc::Status TopologydService::CheckPeer(const grpc::ServerContextBase& context) const {
   if (peers_ == nullptr) return grpc::Status::OK;
-  std::optional<PeerCredentials> creds = peers_->Lookup(context.peer());
-  if (!creds) {
+  std::optional<PeerRegistry::Peer> peer = peers_->Lookup(context.peer());
+  if (!peer) {
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         "caller credentials unknown; connect over the daemon's Unix socket");
   }
-  if (!IsPeerAllowed(engine_->config()->allowed_peers, *creds, daemon_uid_)) {
-    return grpc::Status(
-        grpc::StatusCode::PERMISSION_DENIED,
-        fmt::format("uid {} gid {} is not in allowedPeers", creds->uid, creds->gid));
+  if (!peer->refused.empty()) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, peer->refused);
+  }
+  const PeerCredentials& creds = peer->creds;
+  if (!IsPeerAllowed(engine_->config()->allowed_peers, creds, daemon_uid_)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        fmt::format("uid {} gid {} is not in allowedPeers", creds.uid, creds.gid));
   }
   return grpc::Status::OK;
 }

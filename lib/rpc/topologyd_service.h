@@ -12,6 +12,7 @@
 #include <string>
 
 #include "lib/engine/engine.h"
+#include "lib/rpc/parsing_handler.h"
 #include "lib/rpc/peer_credentials.h"
 
 #include "topologyd/v1/topologyd.grpc.pb.h"
@@ -67,6 +68,12 @@ class TopologydService final : public TopologydCallbackService {
  private:
   // PERMISSION_DENIED unless the caller's credentials pass the configured allowlist.
   grpc::Status CheckPeer(const grpc::ServerContextBase& context) const;
+  // Makes `method` parse its requests here (parsing_handler.h): one whose bytes do not parse
+  // gets INVALID_ARGUMENT naming the method, once the caller passes CheckPeer.
+  template <class Request, class Response>
+  void ParseRequestsOf(std::string_view method,
+                       grpc::ServerUnaryReactor* (TopologydService::*handler)(
+                           grpc::CallbackServerContext*, const Request*, Response*));
   // Starts counting a call for InFlight(); Finish() ends it with `status`.
   grpc::ServerUnaryReactor* BeginCall(grpc::CallbackServerContext* context);
   void Finish(grpc::ServerUnaryReactor* reactor, const grpc::Status& status);

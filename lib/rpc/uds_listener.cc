@@ -21,6 +21,16 @@
 namespace topologyd::rpc {
 namespace {
 
+// How long the accept loop leaves the socket alone when out of descriptors and the spare
+// could not take the pending connection.
+constexpr int kOutOfDescriptorsBackoffMs = 200;
+
+int OpenSpare() { return ::open("/dev/null", O_RDONLY | O_CLOEXEC); }
+
+bool IsOutOfDescriptors(int error) {
+  return error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM;
+}
+
 absl::Status Fail(const std::string& path, const std::string& what) {
   return absl::FailedPreconditionError(
       fmt::format("cannot listen on {}: {}: {}", path, what, std::strerror(errno)));
@@ -95,7 +105,8 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
     }
     ::unlink(path.c_str());  // stale socket of a previous run
   }
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: poll() may report a connection whose peer is gone by the time it is taken.
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Fail(path, "socket");
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
@@ -132,16 +143,17 @@ absl::StatusOr<std::unique_ptr<UdsListener>> UdsListener::Create(
 }
 
 UdsListener::UdsListener(std::string path, int listen_fd, int wake_fd)
-    : path_(std::move(path)), listen_fd_(listen_fd), wake_fd_(wake_fd) {}
+    : path_(std::move(path)), listen_fd_(listen_fd), wake_fd_(wake_fd), spare_fd_(OpenSpare()) {}
 
 UdsListener::~UdsListener() {
   Stop();
   ::close(listen_fd_);
   ::close(wake_fd_);
+  if (spare_fd_ >= 0) ::close(spare_fd_);
 }
 
-void UdsListener::Start(std::function<void(int fd)> on_connection) {
-  on_connection_ = std::move(on_connection);
+void UdsListener::Start(UdsListenerCallbacks callbacks) {
+  callbacks_ = std::move(callbacks);
   thread_ = std::thread([this] {
     NameThisThread("tpd-accept");
     AcceptLoop();
@@ -157,20 +169,64 @@ void UdsListener::Stop() {
 }
 
 void UdsListener::AcceptLoop() {
-  pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+  bool out_of_descriptors = false;  // since the warning, until a connection is accepted again
+  bool backing_off = false;         // poll only the wake fd, for a while
+  uint64_t refused = 0;
   while (!stopped_.load()) {
-    int n = ::poll(fds, 2, -1);
+    int n = backing_off ? ::poll(fds, 1, kOutOfDescriptorsBackoffMs) : ::poll(fds, 2, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       return;
     }
-    if (fds[1].revents) return;
-    if (!(fds[0].revents & POLLIN)) continue;
+    if (fds[0].revents) return;
+    if (backing_off) {
+      backing_off = false;
+      continue;
+    }
+    if (!(fds[1].revents & POLLIN)) continue;
     // gRPC drives the connection from its event loop, which needs a non-blocking fd.
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (conn < 0) continue;  // e.g. the peer hung up first, or EMFILE: keep serving others
-    on_connection_(conn);
+    if (conn >= 0) {
+      if (out_of_descriptors) {
+        out_of_descriptors = false;
+        callbacks_.info(fmt::format(
+            "accepting connections on {} again; {} refused while out of file descriptors", path_,
+            refused));
+        refused = 0;
+      }
+      callbacks_.on_connection(conn);
+      continue;
+    }
+    const int error = errno;
+    if (!IsOutOfDescriptors(error)) continue;  // e.g. the peer hung up first: serve the next
+    if (!out_of_descriptors) {
+      out_of_descriptors = true;
+      const bool descriptors = error == EMFILE || error == ENFILE;
+      callbacks_.warn(fmt::format(
+          "cannot accept connections on {}: {}; {} connections open. New connections are closed "
+          "at once until this clears{}",
+          path_, std::strerror(error), callbacks_.open_connections(),
+          descriptors ? " (raise the descriptor limit, LimitNOFILE= under systemd, or lower "
+                        "socket.maxConnectionsPerUid)"
+                      : ""));
+    }
+    if (RefuseWithSpare()) {
+      ++refused;
+    } else {
+      backing_off = true;
+    }
   }
+}
+
+bool UdsListener::RefuseWithSpare() {
+  if (spare_fd_ < 0) spare_fd_ = OpenSpare();
+  if (spare_fd_ < 0) return false;
+  ::close(spare_fd_);
+  int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (conn >= 0) ::close(conn);
+  spare_fd_ = OpenSpare();  // when this fails, the next refusal retries it or backs off
+  return conn >= 0;
 }
 
 }  // namespace topologyd::rpc

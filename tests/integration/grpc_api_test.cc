@@ -1,11 +1,14 @@
 // The gRPC API through the generated client, against the real daemon: admit / allocate /
 // release round trips, idempotent Admit, refusals as replies, and the status codes a shim
-// relies on (INVALID_ARGUMENT naming the field, NOT_FOUND), plus the standard health service
-// and how failing checkpoint writes show.
+// relies on (INVALID_ARGUMENT naming the field or, for bytes that do not parse, the method;
+// NOT_FOUND), plus the standard health service and how failing checkpoint writes show.
 #include <unistd.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <grpcpp/generic/generic_stub.h>
@@ -13,6 +16,7 @@
 
 #include "tests/integration/process.h"
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
@@ -58,20 +62,17 @@ class GrpcApiTest : public ::testing::Test {
     return context;
   }
 
-  // The bytes of grpc.health.v1.Health/Check's reply for `service` ("" = the whole server):
-  // "\x08\x01" SERVING, "\x08\x02" NOT_SERVING; "" when the call fails.
-  std::string HealthCheck(const std::string& service = "") {
+  // Calls `method` ("/package.Service/Method") with `request` as the request's bytes,
+  // however malformed; the reply's bytes when the call succeeds.
+  std::pair<grpc::Status, std::string> RawCall(const std::string& method,
+                                               const std::string& request) {
     grpc::GenericStub generic(channel_);
-    // HealthCheckRequest{service}: field 1, length-delimited (absent when empty).
-    std::string encoded =
-        service.empty() ? "" : "\x0a" + std::string(1, static_cast<char>(service.size())) + service;
-    grpc::Slice request_bytes(encoded);
-    grpc::ByteBuffer request(&request_bytes, 1);
+    grpc::Slice request_bytes(request);
+    grpc::ByteBuffer request_buffer(&request_bytes, 1);
     grpc::ByteBuffer reply;
     grpc::CompletionQueue cq;
     auto context = Context();
-    auto call =
-        generic.PrepareUnaryCall(context.get(), "/grpc.health.v1.Health/Check", request, &cq);
+    auto call = generic.PrepareUnaryCall(context.get(), method, request_buffer, &cq);
     call->StartCall();
     grpc::Status status;
     call->Finish(&reply, &status, reinterpret_cast<void*>(1));
@@ -81,14 +82,22 @@ class GrpcApiTest : public ::testing::Test {
     cq.Shutdown();  // a completion queue must be drained before it is destroyed
     while (cq.Next(&tag, &ok)) {
     }
-    if (!status.ok()) return "";
     std::vector<grpc::Slice> slices;
-    if (!reply.Dump(&slices).ok()) return "";
+    if (!status.ok() || !reply.Dump(&slices).ok()) return {status, ""};
     std::string bytes;
     for (const auto& slice : slices) {
       bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
     }
-    return bytes;
+    return {status, bytes};
+  }
+
+  // The bytes of grpc.health.v1.Health/Check's reply for `service` ("" = the whole server):
+  // "\x08\x01" SERVING, "\x08\x02" NOT_SERVING; "" when the call fails.
+  std::string HealthCheck(const std::string& service = "") {
+    // HealthCheckRequest{service}: field 1, length-delimited (absent when empty).
+    std::string encoded =
+        service.empty() ? "" : "\x0a" + std::string(1, static_cast<char>(service.size())) + service;
+    return RawCall("/grpc.health.v1.Health/Check", encoded).second;
   }
 
   // The daemon publishes its health between signals, at least once a second.
@@ -205,6 +214,33 @@ TEST_F(GrpcApiTest, BadRequestsNameTheField) {
   release.set_container_name("a b");
   EXPECT_EQ(stub_->Release(Context().get(), release, &released).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// A request that does not parse is a bad request like any other, naming the method; gRPC's
+// generated handler had answered it UNIMPLEMENTED with no message, as if the method were unknown.
+TEST_F(GrpcApiTest, RequestsThatDoNotParseAreInvalidArguments) {
+  // AdmitRequest{pod: Pod{uid: "\xff\xfe"}}: a string field that is not UTF-8.
+  const std::string bad_utf8 = std::string("\x0a\x04\x0a\x02\xff\xfe", 6);
+  auto [status, reply] = RawCall("/topologyd.v1.Topologyd/Admit", bad_utf8);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("Admit: the request does not parse as "
+                                                "topologyd.v1.AdmitRequest"));
+  // A field header announcing more bytes than follow.
+  for (const char* method :
+       {"Allocate", "Release", "Explain", "ListAllocations", "GetTopology", "Status"}) {
+    std::tie(status, reply) =
+        RawCall(fmt::format("/topologyd.v1.Topologyd/{}", method), "\x0a\x7f\xff\xff");
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method;
+    EXPECT_THAT(status.error_message(),
+                HasSubstr(fmt::format("{}: the request does not parse", method)));
+  }
+  // Nothing was admitted, and a well-formed request still works.
+  v1::ListAllocationsResponse list;
+  ASSERT_TRUE(stub_->ListAllocations(Context().get(), {}, &list).ok());
+  EXPECT_EQ(list.pods_size(), 0);
+  // An unknown method stays unknown.
+  std::tie(status, reply) = RawCall("/topologyd.v1.Topologyd/Forget", "");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
 }
 
 TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {

@@ -35,6 +35,22 @@ TEST(ConfigDiffTest, LiveKeysApplyAndRestartOnlyKeysAreRefused) {
   EXPECT_FALSE(plan.effective.reserved_system_cpus.has_value());
 }
 
+TEST(ConfigDiffTest, TheConnectionCapReloadsButTheRestOfSocketDoesNot) {
+  Config old_config;
+  Config next = old_config;
+  next.socket.max_connections_per_uid = 8;
+  ReloadPlan plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.applied, ElementsAre("socket.maxConnectionsPerUid"));
+  EXPECT_THAT(plan.refused, IsEmpty());
+  EXPECT_EQ(plan.effective.socket.max_connections_per_uid, 8u);
+
+  next.socket.mode = 0600;
+  plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.applied, ElementsAre("socket.maxConnectionsPerUid"));
+  EXPECT_THAT(plan.refused, ElementsAre("socket"));
+  EXPECT_EQ(plan.effective.socket.mode, old_config.socket.mode);
+}
+
 TEST(ConfigDiffTest, NodeAllocatableKeysAreRestartOnly) {
   Config old_config;
   Config next = old_config;

@@ -120,6 +120,19 @@ TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
               HasSubstr("g.yaml:2: socket.group: has no value"));
 }
 
+TEST(ConfigLoaderTest, ConnectionsPerUidAreCappedAtAPositiveNumber) {
+  EXPECT_EQ(ParseConfig("", "c.yaml")->socket.max_connections_per_uid, 128u);
+  auto c = ParseConfig("socket: {maxConnectionsPerUid: 4}\n", "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->socket.max_connections_per_uid, 4u);
+  EXPECT_THAT(ErrorOf("socket: {maxConnectionsPerUid: 0}\n"),
+              HasSubstr("test.yaml:1: socket.maxConnectionsPerUid: must be at least 1"));
+  EXPECT_THAT(ErrorOf("socket: {maxConnectionsPerUid: -1}\n"),
+              HasSubstr("socket.maxConnectionsPerUid"));
+  EXPECT_THAT(ErrorOf("socket: {maxConnectionsPerUid: many}\n"),
+              HasSubstr("socket.maxConnectionsPerUid"));
+}
+
 TEST(ConfigLoaderTest, ADeviceHasNumaNodeOrNumaNodesNotBoth) {
   auto both = ParseConfig(
       "devices:\n- resourceName: example.com/fpga\n  devices:\n"
