@@ -4,12 +4,10 @@
 #include <future>
 #include <utility>
 
-#include "lib/admission/state_records.h"
 #include "lib/cgroup/naming.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 #include "lib/common/thread_name.h"
-#include "lib/engine/bindings.h"
 
 #include "fmt/format.h"
 
@@ -29,13 +27,6 @@ absl::StatusOr<cgroup::QosClass> QosOf(const state::PodRecord& pod) {
   return cgroup::ParseQosClass(pod.qos);
 }
 
-state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& name) {
-  for (auto& c : pod.containers) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 // Runs an asynchronous operation and blocks until it completes.
 template <typename T>
 absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
@@ -43,34 +34,6 @@ absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
   std::future<absl::StatusOr<T>> ready = result.get_future();
   start([&result](absl::StatusOr<T> r) { result.set_value(std::move(r)); });
   return ready.get();
-}
-
-// Containers of `pod` that `record` no longer holds: released one by one (by a caller, or by
-// reconcile when their cgroup stayed gone) while the pod stayed admitted.
-std::vector<std::string> ReleasedContainers(const state::PodRecord& record, const pod::Pod& pod) {
-  std::vector<std::string> released;
-  for (const auto* list : {&pod.init_containers, &pod.containers}) {
-    for (const pod::Container& c : *list) {
-      const bool held =
-          std::any_of(record.containers.begin(), record.containers.end(),
-                      [&](const state::ContainerRecord& r) { return r.name == c.name; });
-      if (!held) released.push_back(c.name);
-    }
-  }
-  return released;
-}
-
-admission::ContainerAllocation ToAllocation(const ContainerView& view) {
-  admission::ContainerAllocation a;
-  a.name = view.name;
-  a.init = view.init;
-  a.restartable = view.restartable;
-  a.cpus = view.cpus;
-  a.exclusive = view.exclusive;
-  a.numa_affinity = view.numa_affinity;
-  for (const auto& [numa, resources] : view.memory) a.memory_numa.push_back(numa);
-  a.devices = view.devices;
-  return a;
 }
 
 }  // namespace
@@ -87,46 +50,25 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
                              state::CheckpointStore::Open(options.fs, config.state_dir));
   TOPOLOGYD_ASSIGN_OR_RETURN(std::optional<state::State> loaded, store.Load());
   auto shared_policy = std::make_shared<const admission::NodePolicy>(*std::move(policy));
-  state::State records = loaded.value_or(state::State{});
-  admission::AllocationState allocation = shared_policy->empty_state;
-  if (absl::Status bindings = ValidateBindings(records); !bindings.ok()) {
-    return absl::FailedPreconditionError(fmt::format(
-        "{}: {}. The file passed its checksum, so it was written or edited this way; restore an "
-        "earlier copy, or correct or remove the entry and start again",
-        store.path(), bindings.message()));
-  }
-  if (loaded) {
-    absl::StatusOr<admission::AllocationState> restored =
-        admission::RestoreAllocationState(*shared_policy, records);
-    if (!restored.ok()) {
-      return absl::FailedPreconditionError(fmt::format(
-          "the allocations in {} cannot be kept with {} and this machine: {}\nEither restore "
-          "the previous configuration, or drain the pods named above from this node, remove "
-          "their entries (or the state file once the node is empty) and start again.",
-          store.path(), config.source_file, restored.status().message()));
-    }
-    allocation = *std::move(restored);
-  }
-  return std::unique_ptr<Engine>(new Engine(std::move(options), std::move(shared_policy),
-                                            std::move(allocation), std::move(records),
-                                            std::move(store)));
+  TOPOLOGYD_ASSIGN_OR_RETURN(
+      ledger::Ledger ledger,
+      ledger::Ledger::Restore(std::move(shared_policy), std::move(loaded).value_or(state::State{}),
+                              store.path(), config.source_file));
+  return std::unique_ptr<Engine>(
+      new Engine(std::move(options), std::move(ledger), std::move(store)));
 }
 
-Engine::Engine(EngineOptions options, std::shared_ptr<const admission::NodePolicy> policy,
-               admission::AllocationState allocation, state::State records,
-               state::CheckpointStore store)
+Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointStore store)
     : started_(std::chrono::steady_clock::now()),
       stalled_write_after_(options.stalled_write_after),
       topology_(std::move(options.topology)),
       log_(options.log ? std::move(options.log) : [](const std::string&) {}),
       log_error_(options.log_error ? std::move(options.log_error) : [](const std::string&) {}),
       config_(std::move(options.config)),
-      policy_(std::move(policy)),
-      allocation_(std::move(allocation)),
-      records_(std::move(records)),
+      ledger_(std::move(ledger)),
       store_(std::move(store)),
       enforcer_(std::move(options.enforcer)),
-      committer_([this] { return WriteSnapshot(); }, records_.generation) {
+      committer_([this] { return WriteSnapshot(); }, ledger_.generation()) {
   Enforce();  // bring cgroups in line with the restored state right away
 }
 
@@ -136,7 +78,7 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
   state::State snapshot;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    snapshot = records_;
+    snapshot = ledger_.Snapshot();
   }
   if (absl::Status saved = store_.Save(snapshot); !saved.ok()) {
     if (failing_since_ok_++ == 0) {
@@ -174,73 +116,30 @@ void Engine::Enforce() {
     std::lock_guard<std::mutex> lock(mu_);
     // Nothing changed since the last write-out (an idempotent Admit, an Allocate repeating
     // its binding): the kernel already holds this state, and drift is reconcile's job.
-    if (enforced_generation_ && *enforced_generation_ == records_.generation) return;
-    enforced_generation_ = records_.generation;
-    targets = CpusetEnforcer::DesiredTargets(records_, allocation_.cpu.default_cpu_set);
+    if (enforced_generation_ && *enforced_generation_ == ledger_.generation()) return;
+    enforced_generation_ = ledger_.generation();
+    targets = CpusetEnforcer::DesiredTargets(ledger_.Snapshot(), ledger_.shared_pool());
   }
   enforcer_->Apply(targets);
 }
 
-std::vector<ContainerView> Engine::Views(const state::PodRecord& pod) const {
-  std::vector<ContainerView> views = pod.containers;
-  for (auto& v : views) {
-    if (!v.exclusive) v.cpus = allocation_.cpu.default_cpu_set;
-  }
-  return views;
-}
-
 void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
   AdmitReply reply;
-  uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
     std::lock_guard<std::mutex> lock(mu_);
-    auto known = records_.pods.find(pod.uid);
-    std::vector<std::string> released;
-    if (known != records_.pods.end()) {
-      released = ReleasedContainers(known->second, pod);
-      if (released.empty()) {
-        // Idempotent: the same uid gets the allocation it already has (once that is durable).
-        reply.admitted = true;
-        reply.containers = Views(known->second);
-        generation = records_.generation;
-        return absl::OkStatus();
-      }
-      // Some containers were released while the pod stayed: kubelet's re-admission keeps what
-      // the others hold and allocates afresh for these (all of them or, refused, none).
-    }
-    TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
-                               admission::Admit(*policy_, allocation_, pod));
-    if (!result.admitted) {
-      reply.reason = result.reason;
-      reply.message = result.message;
-      if (!released.empty()) {
-        reply.message += fmt::format(
-            " (pod {} stays admitted with what its other containers hold; released containers "
-            "{} were not allocated again)",
-            pod.uid, fmt::join(released, ", "));
-      }
-      reply.generation = records_.generation;
-      return absl::OkStatus();
-    }
-    state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
-    if (known != records_.pods.end()) {
-      // Containers that stayed keep their runtime binding.
-      for (state::ContainerRecord& c : record.containers) {
-        if (const state::ContainerRecord* old = FindContainer(known->second, c.name)) {
-          c.container_id = old->container_id;
-          c.cgroup = old->cgroup;
-        }
-      }
-    }
-    allocation_ = std::move(result.new_state);
-    records_.pods[pod.uid] = record;
-    generation = ++records_.generation;
-    reply.admitted = true;
-    reply.containers = Views(record);
+    TOPOLOGYD_ASSIGN_OR_RETURN(ledger::AdmitOutcome outcome, ledger_.Admit(pod));
+    reply.admitted = outcome.admitted;
+    reply.reason = std::move(outcome.reason);
+    reply.message = std::move(outcome.message);
+    reply.containers = std::move(outcome.containers);
+    // Also for an admission that changed nothing: it is acknowledged once what it answers
+    // with is durable.
+    reply.generation = ledger_.generation();
     return absl::OkStatus();
   }();
   if (!decided.ok()) return done(decided);
   if (!reply.admitted) return done(std::move(reply));  // a refusal changed nothing
+  const uint64_t generation = reply.generation;
   CommitAsync(generation, [reply = std::move(reply), generation,
                            done = std::move(done)](const absl::Status& s) mutable {
     if (!s.ok()) return done(s);
@@ -255,27 +154,8 @@ absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {
 
 absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
   std::lock_guard<std::mutex> lock(mu_);
-  TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
-                             admission::Explain(*policy_, allocation_, pod));
-  if (auto known = records_.pods.find(pod.uid);
-      known != records_.pods.end() && ReleasedContainers(known->second, pod).empty()) {
-    // Admit answers an admitted uid with what it holds, without deciding again; so does the
-    // decision here. kubelet's re-admission, which the hints show, can differ from it (e.g.
-    // full-pcpus-only refuses before it looks at held CPUs).
-    result.admitted = true;
-    result.reason.clear();
-    result.message.clear();
-    result.containers.clear();
-    for (const ContainerView& view : Views(known->second)) {
-      result.containers.push_back(ToAllocation(view));
-    }
-    result.explanation.notes.push_back(fmt::format(
-        "pod {} is already admitted: Admit returns the allocation it holds (the decision "
-        "shown); the hints and merges are kubelet's re-admission of it against the current "
-        "state",
-        pod.uid));
-  }
-  return ExplainReply{.result = std::move(result), .policy = policy_};
+  TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result, ledger_.Explain(pod));
+  return ExplainReply{.result = std::move(result), .policy = ledger_.policy()};
 }
 
 void Engine::AllocateAsync(const std::string& pod_uid, const std::string& container,
@@ -284,27 +164,10 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
   ContainerView view;
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
-    if (absl::Status s = cgroup::ValidateContainerId(container_id); !s.ok()) {
-      return absl::InvalidArgumentError(fmt::format("container_id: {}", s.message()));
-    }
-    if (!cgroup_path.empty()) {
-      if (absl::Status s = cgroup::ValidateRelativeCgroupPath(cgroup_path); !s.ok()) {
-        return absl::InvalidArgumentError(fmt::format("cgroup: {}", s.message()));
-      }
-    }
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = records_.pods.find(pod_uid);
-    if (it == records_.pods.end()) {
-      return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
-    }
-    state::PodRecord& pod = it->second;
-    state::ContainerRecord* record = FindContainer(pod, container);
-    if (record == nullptr) {
-      return absl::NotFoundError(
-          fmt::format("pod {} has no admitted container \"{}\"", pod_uid, container));
-    }
-    std::string path = cgroup_path;
-    if (path.empty()) {
+    // kubelet's naming, from the pod's QoS class and the configured driver and runtime.
+    auto derive = [this, &pod_uid,
+                   &container_id](const state::PodRecord& pod) -> absl::StatusOr<std::string> {
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::CgroupDriver driver,
                                  cgroup::ParseCgroupDriver(config_->cgroup.driver));
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::Runtime runtime,
@@ -315,34 +178,12 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
       if (!derived.ok()) {
         return absl::InvalidArgumentError(fmt::format("cgroup: {}", derived.status().message()));
       }
-      path = *derived;
-    }
-    for (const auto& [uid, other_pod] : records_.pods) {
-      for (const auto& other : other_pod.containers) {
-        if (uid == pod_uid && other.name == container) continue;
-        // A cgroup above or below another container's would have this container's cpuset
-        // written over (or under) that container's.
-        if (!other.cgroup.empty() && NestedPaths(other.cgroup, path)) {
-          return absl::InvalidArgumentError(
-              fmt::format("cgroup: {} is {} pod {} container {}", path,
-                          other.cgroup == path ? "already bound to" : "nested with the cgroup of",
-                          uid, other.name));
-        }
-        if (other.container_id == container_id) {
-          return absl::InvalidArgumentError(
-              fmt::format("container_id: {} is already bound to pod {} container {}", container_id,
-                          uid, other.name));
-        }
-      }
-    }
-    if (record->container_id != container_id || record->cgroup != path) {
-      record->container_id = container_id;
-      record->cgroup = path;
-      ++records_.generation;
-    }
-    generation = records_.generation;
-    view = *record;
-    if (!view.exclusive) view.cpus = allocation_.cpu.default_cpu_set;
+      return derived;
+    };
+    TOPOLOGYD_ASSIGN_OR_RETURN(ledger::BindOutcome bound,
+                               ledger_.Bind(pod_uid, container, container_id, cgroup_path, derive));
+    view = std::move(bound.container);
+    generation = ledger_.generation();
     return absl::OkStatus();
   }();
   if (!decided.ok()) return done(decided);
@@ -373,30 +214,8 @@ void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::s
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = records_.pods.find(pod_uid);
-    if (it == records_.pods.end()) {
-      return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
-    }
-    if (container) {
-      auto& containers = it->second.containers;
-      auto c = std::find_if(containers.begin(), containers.end(),
-                            [&](const state::ContainerRecord& r) { return r.name == *container; });
-      if (c == containers.end()) {
-        return absl::NotFoundError(
-            fmt::format("pod {} has no admitted container \"{}\"", pod_uid, *container));
-      }
-      if (only_if_bound_to && (c->container_id != only_if_bound_to->container_id ||
-                               c->cgroup != only_if_bound_to->cgroup)) {
-        return absl::AbortedError(fmt::format("it has been bound to cgroup {} since", c->cgroup));
-      }
-      allocation_ = admission::Release(*policy_, allocation_, pod_uid, *container);
-      containers.erase(c);
-      if (containers.empty()) records_.pods.erase(it);
-    } else {
-      allocation_ = admission::Release(*policy_, allocation_, pod_uid);
-      records_.pods.erase(it);
-    }
-    generation = ++records_.generation;
+    TOPOLOGYD_RETURN_IF_ERROR(ledger_.Release(pod_uid, container, only_if_bound_to));
+    generation = ledger_.generation();
     return absl::OkStatus();
   }();
   if (!decided.ok()) return done(decided);
@@ -414,12 +233,7 @@ absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
 
 AllocationsView Engine::ListAllocations() const {
   std::lock_guard<std::mutex> lock(mu_);
-  AllocationsView view;
-  view.state = records_;
-  view.shared_pool = allocation_.cpu.default_cpu_set;
-  if (policy_->cpu) view.reserved = policy_->cpu->reserved();
-  for (auto& [uid, pod] : view.state.pods) pod.containers = Views(pod);
-  return view;
+  return ledger_.List();
 }
 
 EngineStatus Engine::Status() const {
@@ -429,8 +243,8 @@ EngineStatus Engine::Status() const {
     status.uptime = std::chrono::steady_clock::now() - started_;
     status.config = config_;
     status.last_reload = last_reload_;
-    status.state_generation = records_.generation;
-    status.admitted_pods = static_cast<uint32_t>(records_.pods.size());
+    status.state_generation = ledger_.generation();
+    status.admitted_pods = static_cast<uint32_t>(ledger_.pod_count());
   }
   const GroupCommitter::Stats written = committer_.stats();
   const auto now = std::chrono::steady_clock::now();
@@ -459,7 +273,7 @@ std::shared_ptr<const topology::Topology> Engine::topology() const { return topo
 
 std::shared_ptr<const admission::NodePolicy> Engine::policy() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return policy_;
+  return ledger_.policy();
 }
 
 bool Engine::Healthy() const {
@@ -507,7 +321,7 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   bool policy_keys = std::any_of(plan.applied.begin(), plan.applied.end(), [](const auto& k) {
     return k == "devices" || k == "podPolicyOverride";
   });
-  std::shared_ptr<const admission::NodePolicy> policy = policy_;
+  std::shared_ptr<const admission::NodePolicy> policy = ledger_.policy();
   if (policy_keys) {
     absl::StatusOr<admission::NodePolicy> rebuilt =
         admission::BuildNodePolicy(plan.effective, *topology_);
@@ -523,7 +337,7 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   record.applied_keys = plan.applied;
   record.refused_keys = plan.refused;
   config_ = std::make_shared<const config::Config>(std::move(plan.effective));
-  policy_ = std::move(policy);
+  ledger_.SetPolicy(std::move(policy));
   last_reload_ = record;
   return record;
 }
@@ -539,9 +353,9 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
     state::State snapshot;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      targets = CpusetEnforcer::DesiredTargets(records_, allocation_.cpu.default_cpu_set);
+      snapshot = ledger_.Snapshot();
+      targets = CpusetEnforcer::DesiredTargets(snapshot, ledger_.shared_pool());
       grace = config_->cgroup.release_grace;
-      snapshot = records_;
     }
     cgroup::ReconcileReport report = enforcer_->Reconcile(targets, now);
     LogConstrained(report.constrained);
@@ -639,7 +453,7 @@ absl::Status Engine::Flush() {
   uint64_t generation;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    generation = records_.generation;
+    generation = ledger_.generation();
   }
   return committer_.WaitDurable(generation);
 }

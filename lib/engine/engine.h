@@ -26,6 +26,7 @@
 #include "lib/config/config_diff.h"
 #include "lib/engine/cpuset_enforcer.h"
 #include "lib/engine/group_commit.h"
+#include "lib/ledger/ledger.h"
 #include "lib/pod/pod.h"
 #include "lib/state/file_store.h"
 #include "lib/state/state.h"
@@ -74,7 +75,7 @@ struct EngineStatus {
 
 // A container as the API shows it: its record, with the current shared pool as `cpus`
 // for a shared-pool container.
-using ContainerView = state::ContainerRecord;
+using ContainerView = ledger::ContainerHoldings;
 
 struct AdmitReply {
   bool admitted = false;
@@ -89,11 +90,8 @@ struct ExplainReply {
   std::shared_ptr<const admission::NodePolicy> policy;  // for NUMA id translation
 };
 
-struct AllocationsView {
-  CpuSet reserved;
-  CpuSet shared_pool;
-  state::State state;  // with shared-pool containers showing the current pool
-};
+// With shared-pool containers showing the current pool.
+using AllocationsView = ledger::Allocations;
 
 struct EngineOptions {
   std::shared_ptr<const config::Config> config;
@@ -169,8 +167,7 @@ class Engine {
   absl::Status Flush();
 
  private:
-  Engine(EngineOptions options, std::shared_ptr<const admission::NodePolicy> policy,
-         admission::AllocationState allocation, state::State records, state::CheckpointStore store);
+  Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointStore store);
   // ReleaseAsync; with `only_if_bound_to`, only while the container is still bound to that
   // container id and cgroup (ABORTED otherwise): reconcile decides from a snapshot, and an
   // Allocate may have bound the container to a new, live cgroup since.
@@ -181,7 +178,6 @@ class Engine {
   // when the checkpoint could not be written).
   void CommitAsync(uint64_t generation, std::function<void(const absl::Status&)> done);
   void Enforce();
-  std::vector<ContainerView> Views(const state::PodRecord& pod) const;  // requires mu_
 
   // Logs the cgroups of `found` not constrained at the previous reconcile, and those no longer
   // constrained. Called under enforce_mu_.
@@ -197,11 +193,9 @@ class Engine {
   std::function<void(const std::string&)> log_error_;
 
   mutable std::mutex mu_;
-  std::shared_ptr<const config::Config> config_;         // guarded by mu_
-  std::shared_ptr<const admission::NodePolicy> policy_;  // guarded by mu_
-  admission::AllocationState allocation_;                // guarded by mu_
-  state::State records_;                                 // guarded by mu_
-  std::optional<ReloadRecord> last_reload_;              // guarded by mu_
+  std::shared_ptr<const config::Config> config_;  // guarded by mu_
+  ledger::Ledger ledger_;                         // guarded by mu_
+  std::optional<ReloadRecord> last_reload_;       // guarded by mu_
 
   state::CheckpointStore store_;  // used by the GroupCommitter's writer only
   // Failed writes since the last successful one, so a failing disk is logged once when it

@@ -1,4 +1,4 @@
-#include "lib/engine/bindings.h"
+#include "lib/ledger/bindings.h"
 
 #include <algorithm>
 #include <map>
@@ -12,7 +12,7 @@
 
 #include "fmt/format.h"
 
-namespace topologyd::engine {
+namespace topologyd::ledger {
 
 bool NestedPaths(std::string_view a, std::string_view b) {
   return a == b || cgroup::IsCgroupAncestor(a, b) || cgroup::IsCgroupAncestor(b, a);
@@ -62,4 +62,40 @@ absl::Status ValidateBindings(const state::State& state) {
   return absl::OkStatus();
 }
 
-}  // namespace topologyd::engine
+absl::Status ValidateBindingRequest(std::string_view container_id, std::string_view cgroup) {
+  if (absl::Status s = cgroup::ValidateContainerId(container_id); !s.ok()) {
+    return absl::InvalidArgumentError(fmt::format("container_id: {}", s.message()));
+  }
+  if (!cgroup.empty()) {
+    if (absl::Status s = cgroup::ValidateRelativeCgroupPath(cgroup); !s.ok()) {
+      return absl::InvalidArgumentError(fmt::format("cgroup: {}", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckFreeBinding(const state::State& state, std::string_view uid,
+                              std::string_view container, std::string_view container_id,
+                              std::string_view cgroup) {
+  for (const auto& [other_uid, other_pod] : state.pods) {
+    for (const state::ContainerRecord& other : other_pod.containers) {
+      if (other_uid == uid && other.name == container) continue;
+      // A cgroup above or below another container's would have this container's cpuset
+      // written over (or under) that container's.
+      if (!other.cgroup.empty() && NestedPaths(other.cgroup, cgroup)) {
+        return absl::InvalidArgumentError(
+            fmt::format("cgroup: {} is {} pod {} container {}", cgroup,
+                        other.cgroup == cgroup ? "already bound to" : "nested with the cgroup of",
+                        other_uid, other.name));
+      }
+      if (other.container_id == container_id) {
+        return absl::InvalidArgumentError(
+            fmt::format("container_id: {} is already bound to pod {} container {}", container_id,
+                        other_uid, other.name));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace topologyd::ledger

@@ -1,0 +1,250 @@
+#include "lib/ledger/ledger.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "lib/admission/state_records.h"
+#include "lib/common/absl_fmt.h"
+#include "lib/common/status_macros.h"
+#include "lib/ledger/bindings.h"
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace topologyd::ledger {
+namespace {
+
+state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& name) {
+  for (auto& c : pod.containers) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// Containers of `pod` that `record` no longer holds: released one by one (by a caller, or by
+// reconcile when their cgroup stayed gone) while the pod stayed admitted.
+std::vector<std::string> ReleasedContainers(const state::PodRecord& record, const pod::Pod& pod) {
+  std::vector<std::string> released;
+  for (const pod::OrderedContainer& c : pod::StartOrder(pod)) {
+    const bool held =
+        std::any_of(record.containers.begin(), record.containers.end(),
+                    [&](const state::ContainerRecord& r) { return r.name == c.spec->name; });
+    if (!held) released.push_back(c.spec->name);
+  }
+  return released;
+}
+
+admission::ContainerAllocation ToAllocation(const ContainerHoldings& held) {
+  admission::ContainerAllocation a;
+  a.name = held.name;
+  a.init = held.init;
+  a.restartable = held.restartable;
+  a.cpus = held.cpus;
+  a.exclusive = held.exclusive;
+  a.numa_affinity = held.numa_affinity;
+  for (const auto& [numa, resources] : held.memory) a.memory_numa.push_back(numa);
+  a.devices = held.devices;
+  return a;
+}
+
+}  // namespace
+
+Ledger::Ledger(std::shared_ptr<const admission::NodePolicy> policy,
+               admission::AllocationState allocation, state::State records)
+    : policy_(std::move(policy)),
+      allocation_(std::move(allocation)),
+      records_(std::move(records)) {}
+
+absl::StatusOr<Ledger> Ledger::Restore(std::shared_ptr<const admission::NodePolicy> policy,
+                                       state::State records, std::string_view state_path,
+                                       std::string_view config_file) {
+  if (absl::Status bindings = ValidateBindings(records); !bindings.ok()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: {}. The file passed its checksum, so it was written or edited this way; restore an "
+        "earlier copy, or correct or remove the entry and start again",
+        state_path, bindings.message()));
+  }
+  absl::StatusOr<admission::AllocationState> allocation =
+      admission::RestoreAllocationState(*policy, records);
+  if (!allocation.ok()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "the allocations in {} cannot be kept with {} and this machine: {}\nEither restore "
+        "the previous configuration, or drain the pods named above from this node, remove "
+        "their entries (or the state file once the node is empty) and start again.",
+        state_path, config_file, allocation.status().message()));
+  }
+  return Ledger(std::move(policy), *std::move(allocation), std::move(records));
+}
+
+std::vector<ContainerHoldings> Ledger::Holdings(const state::PodRecord& pod) const {
+  std::vector<ContainerHoldings> held = pod.containers;
+  for (ContainerHoldings& c : held) {
+    if (!c.exclusive) c.cpus = allocation_.cpu.default_cpu_set;
+  }
+  return held;
+}
+
+absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
+  AdmitOutcome outcome;
+  auto known = records_.pods.find(pod.uid);
+  std::vector<std::string> released;
+  if (known != records_.pods.end()) {
+    released = ReleasedContainers(known->second, pod);
+    if (released.empty()) {
+      // Idempotent: the same uid gets the allocation it already has.
+      outcome.admitted = true;
+      outcome.containers = Holdings(known->second);
+      return outcome;
+    }
+    // Some containers were released while the pod stayed: kubelet's re-admission keeps what
+    // the others hold and allocates afresh for these (all of them or, refused, none).
+  }
+  TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
+                             admission::Admit(*policy_, allocation_, pod));
+  if (!result.admitted) {
+    outcome.reason = std::move(result.reason);
+    outcome.message = std::move(result.message);
+    if (!released.empty()) {
+      outcome.message += fmt::format(
+          " (pod {} stays admitted with what its other containers hold; released containers "
+          "{} were not allocated again)",
+          pod.uid, fmt::join(released, ", "));
+    }
+    return outcome;
+  }
+  state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
+  if (known != records_.pods.end()) {
+    // Containers that stayed keep their runtime binding.
+    for (state::ContainerRecord& c : record.containers) {
+      if (state::ContainerRecord* old = FindContainer(known->second, c.name)) {
+        c.container_id = old->container_id;
+        c.cgroup = old->cgroup;
+      }
+    }
+  }
+  allocation_ = std::move(result.new_state);
+  outcome.admitted = true;
+  outcome.changed = true;
+  outcome.containers = Holdings(record);
+  records_.pods[pod.uid] = std::move(record);
+  ++records_.generation;
+  return outcome;
+}
+
+absl::StatusOr<admission::AdmissionResult> Ledger::Explain(const pod::Pod& pod) const {
+  TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
+                             admission::Explain(*policy_, allocation_, pod));
+  if (auto known = records_.pods.find(pod.uid);
+      known != records_.pods.end() && ReleasedContainers(known->second, pod).empty()) {
+    // Admit answers an admitted uid with what it holds, without deciding again; so does the
+    // decision here. kubelet's re-admission, which the hints show, can differ from it (e.g.
+    // full-pcpus-only refuses before it looks at held CPUs).
+    result.admitted = true;
+    result.reason.clear();
+    result.message.clear();
+    result.containers.clear();
+    for (const ContainerHoldings& held : Holdings(known->second)) {
+      result.containers.push_back(ToAllocation(held));
+    }
+    result.explanation.notes.push_back(fmt::format(
+        "pod {} is already admitted: Admit returns the allocation it holds (the decision "
+        "shown); the hints and merges are kubelet's re-admission of it against the current "
+        "state",
+        pod.uid));
+  }
+  return result;
+}
+
+absl::StatusOr<BindOutcome> Ledger::Bind(
+    const std::string& pod_uid, const std::string& container, const std::string& container_id,
+    const std::string& cgroup,
+    const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup) {
+  TOPOLOGYD_RETURN_IF_ERROR(ValidateBindingRequest(container_id, cgroup));
+  auto it = records_.pods.find(pod_uid);
+  if (it == records_.pods.end()) {
+    return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
+  }
+  state::PodRecord& pod = it->second;
+  state::ContainerRecord* record = FindContainer(pod, container);
+  if (record == nullptr) {
+    return absl::NotFoundError(
+        fmt::format("pod {} has no admitted container \"{}\"", pod_uid, container));
+  }
+  std::string path = cgroup;
+  if (path.empty()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(path, derive_cgroup(pod));
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(CheckFreeBinding(records_, pod_uid, container, container_id, path));
+  BindOutcome outcome;
+  if (record->container_id != container_id || record->cgroup != path) {
+    record->container_id = container_id;
+    record->cgroup = path;
+    ++records_.generation;
+    outcome.changed = true;
+  }
+  outcome.container = *record;
+  if (!outcome.container.exclusive) outcome.container.cpus = allocation_.cpu.default_cpu_set;
+  return outcome;
+}
+
+absl::Status Ledger::Release(const std::string& pod_uid,
+                             const std::optional<std::string>& container,
+                             const ContainerHoldings* only_if_bound_to) {
+  auto it = records_.pods.find(pod_uid);
+  if (it == records_.pods.end()) {
+    return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
+  }
+  if (container) {
+    auto& containers = it->second.containers;
+    auto c = std::find_if(containers.begin(), containers.end(),
+                          [&](const state::ContainerRecord& r) { return r.name == *container; });
+    if (c == containers.end()) {
+      return absl::NotFoundError(
+          fmt::format("pod {} has no admitted container \"{}\"", pod_uid, *container));
+    }
+    if (only_if_bound_to && (c->container_id != only_if_bound_to->container_id ||
+                             c->cgroup != only_if_bound_to->cgroup)) {
+      return absl::AbortedError(fmt::format("it has been bound to cgroup {} since", c->cgroup));
+    }
+    allocation_ = admission::Release(*policy_, allocation_, pod_uid, *container);
+    containers.erase(c);
+    if (containers.empty()) records_.pods.erase(it);
+  } else {
+    allocation_ = admission::Release(*policy_, allocation_, pod_uid);
+    records_.pods.erase(it);
+  }
+  ++records_.generation;
+  return absl::OkStatus();
+}
+
+void Ledger::SetPolicy(std::shared_ptr<const admission::NodePolicy> policy) {
+  policy_ = std::move(policy);
+}
+
+Allocations Ledger::List() const {
+  Allocations out;
+  out.state = records_;
+  out.shared_pool = allocation_.cpu.default_cpu_set;
+  if (policy_->cpu) out.reserved = policy_->cpu->reserved();
+  for (auto& [uid, pod] : out.state.pods) pod.containers = Holdings(pod);
+  return out;
+}
+
+std::vector<NumaUsage> Ledger::PerNuma() const {
+  const CpuSet exclusive = state::ExclusiveCpus(records_);
+  const CpuSet reserved = policy_->cpu ? policy_->cpu->reserved() : CpuSet();
+  const std::map<int, std::map<std::string, uint64_t>> memory = state::MemoryInUse(records_);
+  std::vector<NumaUsage> out;
+  for (const topology::NumaNode& node : policy_->topology->numa_nodes) {
+    NumaUsage usage;
+    usage.numa_id = node.id;
+    usage.cpus = node.cpus;
+    usage.exclusive_cpus = node.cpus.Intersection(exclusive);
+    usage.reserved_cpus = node.cpus.Intersection(reserved);
+    if (auto m = memory.find(node.id); m != memory.end()) usage.memory_used = m->second;
+    out.push_back(std::move(usage));
+  }
+  return out;
+}
+
+}  // namespace topologyd::ledger

@@ -1,0 +1,119 @@
+// Ledger: the one record of what the node has given away. It owns the providers' working
+// states (admission::AllocationState) and the per-container records the checkpoint stores
+// (state::State: holdings and runtime bindings), keeps the two in step, and answers the
+// queries the API, the checkpoint, Explain and the exports need. Every change goes through
+// it; each one that changes anything raises the generation by one.
+//
+// A value with no locking and no I/O: the engine serialises calls and makes Snapshot()s
+// durable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/admission/admission.h"
+#include "lib/admission/node_policy.h"
+#include "lib/cpuset/cpuset.h"
+#include "lib/pod/pod.h"
+#include "lib/state/state.h"
+
+#include "absl/status/statusor.h"
+
+namespace topologyd::ledger {
+
+// What one container holds, as the API, the checkpoint and Explain show it. For a shared-pool
+// container the ledger's answers carry the current shared pool as `cpus`.
+using ContainerHoldings = state::ContainerRecord;
+
+struct AdmitOutcome {
+  bool admitted = false;
+  std::string reason;                         // a refusal's, kubelet's wording
+  std::string message;                        // a refusal's
+  std::vector<ContainerHoldings> containers;  // when admitted
+  bool changed = false;  // the ledger changed (a new generation to make durable)
+};
+
+struct BindOutcome {
+  ContainerHoldings container;
+  bool changed = false;
+};
+
+// Records with every shared-pool container showing the current pool, and the pools.
+struct Allocations {
+  CpuSet reserved;
+  CpuSet shared_pool;
+  state::State state;
+};
+
+// One NUMA node's share of the node, for exports.
+struct NumaUsage {
+  int numa_id = 0;
+  CpuSet cpus;            // the node's CPUs
+  CpuSet exclusive_cpus;  // of those, held exclusively by a container
+  CpuSet reserved_cpus;   // of those, reserved
+  // Per memory resource ("memory", "hugepages-2Mi", ...): bytes held by containers.
+  std::map<std::string, uint64_t> memory_used;
+};
+
+class Ledger {
+ public:
+  // The ledger of `records` (read from `state_path`; an empty State for a new node) under
+  // `policy` (built from `config_file`). FAILED_PRECONDITION naming pod, container and what
+  // conflicts, and what the operator can do, when the records break the binding rules
+  // (ledger/bindings.h) or hold what this node cannot give.
+  static absl::StatusOr<Ledger> Restore(std::shared_ptr<const admission::NodePolicy> policy,
+                                        state::State records, std::string_view state_path,
+                                        std::string_view config_file);
+
+  // Admits `pod`, idempotently by uid: an admitted pod gets what it holds; one whose
+  // containers were released one by one gets those allocated again, keeping the rest (and
+  // their bindings). A refusal is an outcome, not an error, and changes nothing.
+  absl::StatusOr<AdmitOutcome> Admit(const pod::Pod& pod);
+  // The decision Admit would make now, with every hint. An admitted pod is answered with what
+  // it holds, as Admit answers it.
+  absl::StatusOr<admission::AdmissionResult> Explain(const pod::Pod& pod) const;
+
+  // Binds an admitted container to its runtime container id and cgroup path (relative to the
+  // cgroup root). `derive_cgroup` gives the path when `cgroup` is empty, from the pod's record.
+  // NOT_FOUND for an unknown pod or container; INVALID_ARGUMENT for a malformed id or path,
+  // or one another container is bound to (or nested with).
+  absl::StatusOr<BindOutcome> Bind(
+      const std::string& pod_uid, const std::string& container, const std::string& container_id,
+      const std::string& cgroup,
+      const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup);
+
+  // Releases a pod, or one of its containers. NOT_FOUND for an unknown pod or container; with
+  // `only_if_bound_to`, ABORTED unless the container is still bound to that id and cgroup.
+  absl::Status Release(const std::string& pod_uid, const std::optional<std::string>& container,
+                       const ContainerHoldings* only_if_bound_to = nullptr);
+
+  // A reload's node policy (live keys only: what is held stays valid).
+  void SetPolicy(std::shared_ptr<const admission::NodePolicy> policy);
+
+  const std::shared_ptr<const admission::NodePolicy>& policy() const { return policy_; }
+  uint64_t generation() const { return records_.generation; }
+  size_t pod_count() const { return records_.pods.size(); }
+  const CpuSet& shared_pool() const { return allocation_.cpu.default_cpu_set; }
+  // The records as the checkpoint stores them.
+  const state::State& Snapshot() const { return records_; }
+  Allocations List() const;
+  std::vector<NumaUsage> PerNuma() const;
+
+ private:
+  Ledger(std::shared_ptr<const admission::NodePolicy> policy, admission::AllocationState allocation,
+         state::State records);
+  // The pod's containers as the API shows them.
+  std::vector<ContainerHoldings> Holdings(const state::PodRecord& pod) const;
+
+  std::shared_ptr<const admission::NodePolicy> policy_;
+  admission::AllocationState allocation_;
+  state::State records_;
+};
+
+}  // namespace topologyd::ledger
