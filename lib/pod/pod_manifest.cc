@@ -62,15 +62,16 @@ absl::StatusOr<std::string> ScalarString(const YAML::Node& node, std::string_vie
   return node.Scalar();
 }
 
-absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, const std::string& path) {
+absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, std::string_view container,
+                                               const std::string& path) {
   ResourceList list;
   if (!node.IsDefined()) return list;
   if (!node.IsMap()) return FieldError(path, fmt::format("expected a map, got {}", KindName(node)));
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) return FieldError(path, "resource names must be strings");
     const std::string name = kv.first.Scalar();
-    TOPOLOGYD_RETURN_IF_ERROR(
-        AtField(fmt::format("{}[{}]", path, QuoteForMessage(name)), ValidateResourceName(name)));
+    TOPOLOGYD_RETURN_IF_ERROR(AtField(fmt::format("{}[{}]", path, QuoteForMessage(name)),
+                                      ValidateContainerResourceName(container, name)));
     const std::string field = fmt::format("{}.{}", path, name);
     if (!kv.second.IsScalar()) {
       return FieldError(field, fmt::format("expected a quantity, got {}", KindName(kv.second)));
@@ -134,10 +135,10 @@ absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::stri
       return FieldError(path + ".resources",
                         fmt::format("expected a map, got {}", KindName(resources)));
     }
-    TOPOLOGYD_ASSIGN_OR_RETURN(
-        c.requests, ParseResourceList(Child(resources, "requests"), path + ".resources.requests"));
-    TOPOLOGYD_ASSIGN_OR_RETURN(
-        c.limits, ParseResourceList(Child(resources, "limits"), path + ".resources.limits"));
+    TOPOLOGYD_ASSIGN_OR_RETURN(c.requests, ParseResourceList(Child(resources, "requests"), c.name,
+                                                             path + ".resources.requests"));
+    TOPOLOGYD_ASSIGN_OR_RETURN(c.limits, ParseResourceList(Child(resources, "limits"), c.name,
+                                                           path + ".resources.limits"));
   }
   for (const auto& [resource, limit] : c.limits) c.requests.try_emplace(resource, limit);
   TOPOLOGYD_RETURN_IF_ERROR(ValidateResources(c, path));
@@ -175,7 +176,7 @@ absl::Status ParseAnnotations(const YAML::Node& annotations, Pod* pod) {
         std::string value, ScalarString(kv.second, fmt::format("metadata.annotations.{}", key)));
     pod->annotations[key] = std::move(value);
   }
-  return absl::OkStatus();
+  return AtField("metadata.annotations", ValidateAnnotationsSize(pod->annotations));
 }
 
 // metadata.name (required), .namespace ("default" when absent or empty), .uid (may be absent)

@@ -7,8 +7,9 @@
 //
 // The checks the API server would apply and kubelet relies on are enforced: names as over gRPC
 // (validate.h: pod name a DNS subdomain, namespace and container names DNS labels, uid 1 to 64
-// of [A-Za-z0-9-], annotation keys and resource names qualified names), containers
-// present and uniquely named, quantities valid and passing ValidateResourceQuantity (pod.h: not
+// of [A-Za-z0-9-], annotation keys qualified names, annotations at most 256 KiB together,
+// resource names the API server's container resources), containers present and uniquely
+// named, quantities valid and passing ValidateResourceQuantity (pod.h: not
 // negative, extended resources whole numbers, hugepages a multiple of the page size), a request
 // not above its limit, extended resources and hugepages with request == limit, restartPolicy one
 // of Always / Never / OnFailure (only Always makes an init container a sidecar). Pod-level

@@ -270,6 +270,34 @@ TEST(PodProtoTest, InvalidResourceName) {
   }
 }
 
+TEST(PodProtoTest, ResourceNamesFollowTheApiServersContainerRule) {
+  v1::Pod in = ValidPod();
+  (*in.mutable_containers(0)->mutable_requests())["foo"] = "1";
+  ExpectInvalid(in,
+                "pod.containers[0].requests[\"foo\"]: invalid resource name \"foo\" of container "
+                "\"app\": must be a standard container resource");
+  in = ValidPod();
+  (*in.mutable_init_containers(0)->mutable_limits())["requests.example.com/gpu"] = "1";
+  ExpectInvalid(in,
+                "pod.init_containers[0].limits[\"requests.example.com/gpu\"]: invalid resource "
+                "name \"requests.example.com/gpu\" of container \"setup\": not an extended "
+                "resource name");
+  for (const char* name : {"ephemeral-storage", "kubernetes.io/foo", "example.com/foo"}) {
+    in = ValidPod();
+    (*in.mutable_containers(0)->mutable_limits())[name] = "1";
+    EXPECT_TRUE(PodFromProto(in).ok()) << name;
+  }
+}
+
+TEST(PodProtoTest, AnnotationsAreAtMost256KiB) {
+  v1::Pod in = ValidPod();
+  (*in.mutable_annotations())["big"] = std::string(1'000'000, 'x');
+  ExpectInvalid(in, "pod.annotations: annotations total 1000047 bytes (keys and values)");
+  in = ValidPod();  // 28 + 16 bytes already
+  (*in.mutable_annotations())["big"] = std::string(262'144 - 28 - 16 - 3, 'x');
+  EXPECT_TRUE(PodFromProto(in).ok());
+}
+
 TEST(PodProtoTest, RequestAboveLimit) {
   v1::Pod in = ValidPod();
   (*in.mutable_containers(0)->mutable_requests())["cpu"] = "3";
