@@ -200,7 +200,13 @@ absl::Status ParseMetadata(const YAML::Node& metadata, Pod* pod) {
   return ParseAnnotations(Child(metadata, "annotations"), pod);
 }
 
-absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
+// The entries of spec.<key> when it is a list; 0 otherwise (ParseContainers reports that).
+size_t ListSize(const YAML::Node& spec, std::string_view key) {
+  YAML::Node list = Child(spec, key);
+  return list.IsSequence() ? list.size() : 0;
+}
+
+absl::StatusOr<Pod> ParseDocument(const YAML::Node& root, size_t max_containers) {
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         fmt::format("a Pod manifest must be a map, got {}", KindName(root)));
@@ -226,6 +232,10 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
   if (Child(spec, "resources").IsDefined()) {
     return FieldError("spec.resources", "pod-level resources are not supported");
   }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(
+      "spec.containers",
+      ValidateContainerCount(ListSize(spec, "initContainers") + ListSize(spec, "containers"),
+                             max_containers)));
   TOPOLOGYD_ASSIGN_OR_RETURN(pod.init_containers, ParseContainers(spec, "initContainers", true));
   TOPOLOGYD_ASSIGN_OR_RETURN(pod.containers, ParseContainers(spec, "containers", false));
   if (pod.containers.empty())
@@ -342,7 +352,7 @@ absl::Status CheckStructure(const std::string& text) {
 
 }  // namespace
 
-absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
+absl::StatusOr<Pod> ParsePodManifest(std::string_view text, size_t max_containers) {
   const std::string buffer(text);
   TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer));
   YAML::Node root;
@@ -351,7 +361,7 @@ absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
   }
   // Reading a loaded node should not throw; none may escape lib/ if it does.
   try {
-    return ParseDocument(root);
+    return ParseDocument(root, max_containers);
   } catch (const YAML::Exception& e) {
     return LineError(e.mark, e.msg);
   } catch (const std::exception& e) {

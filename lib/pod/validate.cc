@@ -101,4 +101,14 @@ absl::Status ValidateContainerResourceName(std::string_view container, std::stri
   return absl::OkStatus();
 }
 
+absl::Status ValidateContainerCount(size_t count, size_t max) {
+  if (count > max) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} containers (init and app); this node admits at most {} per pod "
+                    "(limits.containersPerPod)",
+                    count, max));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace topologyd::pod

@@ -22,6 +22,8 @@ namespace topologyd::pod {
 // The API server's bound on metadata.annotations: keys and values together, in bytes
 // (TotalAnnotationSizeLimitB).
 inline constexpr size_t kMaxAnnotationsBytes = 256 * 1024;
+// The default of the configuration key limits.containersPerPod (docs/configuration.md).
+inline constexpr size_t kDefaultMaxContainersPerPod = 256;
 
 // metadata.uid: 1 to 64 of [A-Za-z0-9-] (names.h IsApiPodUid).
 absl::Status ValidatePodUid(std::string_view uid);
@@ -43,5 +45,8 @@ absl::Status ValidateAnnotationsSize(const std::map<std::string, std::string>& a
 // qualified name as the quota name "requests.<name>"). Names containing "kubernetes.io/"
 // are native and pass, as they do there. The reason names `container`.
 absl::Status ValidateContainerResourceName(std::string_view container, std::string_view name);
+// A pod's init and app containers together, against the node's bound (a configuration key,
+// limits.containersPerPod): admission work grows with the count.
+absl::Status ValidateContainerCount(size_t count, size_t max);
 
 }  // namespace topologyd::pod

@@ -140,8 +140,13 @@ void PodToProto(const pod::Pod& in, v1::Pod* out) {
   }
 }
 
-absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
+absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in, size_t max_containers) {
   pod::Pod out;
+  // First, so an oversized pod costs no more than counting.
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(
+      "pod.containers", pod::ValidateContainerCount(static_cast<size_t>(in.init_containers_size()) +
+                                                        static_cast<size_t>(in.containers_size()),
+                                                    max_containers)));
   TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.uid", pod::ValidatePodUid(in.uid())));
   out.uid = in.uid();
   TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.name", pod::ValidatePodName(in.name())));

@@ -8,7 +8,8 @@
 //     at most 253 characters); namespace: a DNS label (empty means "default");
 //   - annotation keys: Kubernetes qualified names ([prefix/]name); keys and values at most
 //     256 KiB together, the API server's bound;
-//   - containers: at least one app container; every name a DNS label
+//   - containers: at most `max_containers`, init and app together (the configuration's
+//     limits.containersPerPod), checked first; at least one app container; every name a DNS label
 //     ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters), unique across init and app
 //     containers; restart_policy empty, "Always", "Never" or "OnFailure";
 //   - resources: names pass the API server's rule for container resources
@@ -34,7 +35,10 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstddef>
+
 #include "lib/pod/pod.h"
+#include "lib/pod/validate.h"
 
 #include "absl/status/statusor.h"
 #include "topologyd/v1/topologyd.pb.h"
@@ -44,6 +48,7 @@ namespace topologyd::rpc {
 void PodToProto(const pod::Pod& in, topologyd::v1::Pod* out);
 
 // INVALID_ARGUMENT naming the field (see above) for a pod the daemon must not accept.
-absl::StatusOr<pod::Pod> PodFromProto(const topologyd::v1::Pod& in);
+absl::StatusOr<pod::Pod> PodFromProto(const topologyd::v1::Pod& in,
+                                      size_t max_containers = pod::kDefaultMaxContainersPerPod);
 
 }  // namespace topologyd::rpc

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -205,6 +206,44 @@ TEST_F(GrpcApiTest, BadRequestsNameTheField) {
   release.set_container_name("a b");
   EXPECT_EQ(stub_->Release(Context().get(), release, &released).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// Bounds on a pod's size (docs/api.md, "Validation and limits"), with their defaults: each
+// refusal names its limit, and the daemon keeps serving.
+TEST_F(GrpcApiTest, OversizedPodsAreRefusedNamingTheLimit) {
+  v1::AdmitResponse response;
+  v1::AdmitRequest too_big;  // over limits.requestBytes (1 MiB): gRPC refuses it unread
+  *too_big.mutable_pod() = GuaranteedPod("big", "1");
+  (*too_big.mutable_pod()->mutable_annotations())["a"] = std::string(1100 * 1024, 'x');
+  grpc::Status s = stub_->Admit(Context().get(), too_big, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("1048576"));
+
+  v1::AdmitRequest annotated;  // under 1 MiB, over the API server's 256 KiB of annotations
+  *annotated.mutable_pod() = GuaranteedPod("annotated", "1");
+  (*annotated.mutable_pod()->mutable_annotations())["a"] = std::string(300 * 1024, 'x');
+  s = stub_->Admit(Context().get(), annotated, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("pod.annotations: annotations total 307201 bytes"));
+  EXPECT_THAT(s.error_message(), HasSubstr("at most 262144 (256 KiB)"));
+
+  v1::AdmitRequest crowded;  // 257 containers, over limits.containersPerPod (256)
+  *crowded.mutable_pod() = GuaranteedPod("crowded", "1");
+  for (int i = 1; i < 257; ++i) {
+    *crowded.mutable_pod()->add_containers() = crowded.pod().containers(0);
+    crowded.mutable_pod()->mutable_containers(i)->set_name("c" + std::to_string(i));
+  }
+  s = stub_->Admit(Context().get(), crowded, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("pod.containers: 257 containers (init and app); this node admits at most "
+                        "256 per pod (limits.containersPerPod)"));
+
+  v1::AdmitRequest ok;
+  *ok.mutable_pod() = GuaranteedPod("ok", "1");
+  s = stub_->Admit(Context().get(), ok, &response);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_TRUE(response.admitted());
 }
 
 TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {

@@ -237,6 +237,26 @@ TEST(PodManifestTest, AnnotationsAreAtMost256KiB) {
   EXPECT_TRUE(pod.ok()) << pod.status();
 }
 
+std::string PodWithContainers(size_t init, size_t app) {
+  std::string text = "metadata: {name: p}\nspec:\n  initContainers:\n";
+  for (size_t i = 0; i < init; ++i) text += "  - {name: i" + std::to_string(i) + "}\n";
+  text += "  containers:\n";
+  for (size_t i = 0; i < app; ++i) text += "  - {name: c" + std::to_string(i) + "}\n";
+  return text;
+}
+
+TEST(PodManifestTest, ContainerCountIsBounded) {
+  EXPECT_TRUE(ParsePodManifest(PodWithContainers(6, 250)).ok());  // the default bound, 256
+  auto pod = ParsePodManifest(PodWithContainers(6, 251));
+  ASSERT_FALSE(pod.ok());
+  EXPECT_EQ(pod.status().message(),
+            "spec.containers: 257 containers (init and app); this node admits at most 256 per "
+            "pod (limits.containersPerPod)");
+  EXPECT_TRUE(ParsePodManifest(PodWithContainers(6, 251), 257).ok());
+  EXPECT_THAT(std::string(ParsePodManifest(PodWithContainers(1, 2), 2).status().message()),
+              StartsWith("spec.containers: 3 containers"));
+}
+
 TEST(PodManifestTest, NamesAtTheLimitsAreAccepted) {
   const std::string name = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
                            std::string(63, 'c') + "." + std::string(61, 'd');

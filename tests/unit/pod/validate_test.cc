@@ -1,5 +1,5 @@
-// The API server's rules for container resource names and annotations, as pure functions
-// (lib/pod/validate.h).
+// The API server's rules for container resource names and annotations, and the container
+// bound, as pure functions (lib/pod/validate.h).
 #include "lib/pod/validate.h"
 
 #include <map>
@@ -110,6 +110,17 @@ TEST(AnnotationsSizeTest, KeysAndValuesTogetherAtMost256KiB) {
   EXPECT_TRUE(ValidateAnnotationsSize({}).ok());
   // One value of 1 MB.
   EXPECT_FALSE(ValidateAnnotationsSize({{"k", std::string(1'000'000, 'x')}}).ok());
+}
+
+TEST(ContainerCountTest, AtMostTheConfiguredBound) {
+  EXPECT_TRUE(ValidateContainerCount(1, 1).ok());
+  EXPECT_TRUE(
+      ValidateContainerCount(kDefaultMaxContainersPerPod, kDefaultMaxContainersPerPod).ok());
+  absl::Status s = ValidateContainerCount(25'000, 256);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "25000 containers (init and app); this node admits at most 256 per pod "
+            "(limits.containersPerPod)");
 }
 
 }  // namespace

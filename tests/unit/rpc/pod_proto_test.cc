@@ -46,11 +46,15 @@ v1::Pod ValidPod() {
   return p;
 }
 
-void ExpectInvalid(const v1::Pod& p, const std::string& prefix) {
-  auto result = PodFromProto(p);
+void ExpectInvalidWithBound(const v1::Pod& p, size_t max_containers, const std::string& prefix) {
+  auto result = PodFromProto(p, max_containers);
   ASSERT_FALSE(result.ok()) << "accepted a pod that should fail with " << prefix;
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), StartsWith(prefix));
+}
+
+void ExpectInvalid(const v1::Pod& p, const std::string& prefix) {
+  ExpectInvalidWithBound(p, pod::kDefaultMaxContainersPerPod, prefix);
 }
 
 class PodProtoFixtureTest : public ::testing::TestWithParam<const char*> {};
@@ -296,6 +300,18 @@ TEST(PodProtoTest, AnnotationsAreAtMost256KiB) {
   in = ValidPod();  // 28 + 16 bytes already
   (*in.mutable_annotations())["big"] = std::string(262'144 - 28 - 16 - 3, 'x');
   EXPECT_TRUE(PodFromProto(in).ok());
+}
+
+TEST(PodProtoTest, ContainerCountIsBoundedBeforeAnythingElse) {
+  v1::Pod in = ValidPod();  // one init and one app container
+  for (int i = 0; i < 254; ++i) in.add_containers()->set_name("c" + std::to_string(i));
+  EXPECT_TRUE(PodFromProto(in).ok());  // 256, the default bound
+  in.add_containers();                 // no name: counted before names are checked
+  ExpectInvalid(in,
+                "pod.containers: 257 containers (init and app); this node admits at most 256 per "
+                "pod (limits.containersPerPod)");
+  EXPECT_TRUE(PodFromProto(ValidPod(), 2).ok());
+  ExpectInvalidWithBound(ValidPod(), 1, "pod.containers: 2 containers");
 }
 
 TEST(PodProtoTest, RequestAboveLimit) {
