@@ -1,10 +1,11 @@
 // The gRPC API through the generated client, against the real daemon: admit / allocate /
 // release round trips, idempotent Admit, refusals as replies, and the status codes a shim
-// relies on (INVALID_ARGUMENT naming the field, NOT_FOUND), plus the standard health service
-// and how failing checkpoint writes show.
+// relies on (INVALID_ARGUMENT naming the field, NOT_FOUND, RESOURCE_EXHAUSTED and the bounds
+// on a pod's size), plus the standard health service and how failing checkpoint writes show.
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <string>
 #include <thread>
 #include <vector>
@@ -244,6 +245,31 @@ TEST_F(GrpcApiTest, OversizedPodsAreRefusedNamingTheLimit) {
   s = stub_->Admit(Context().get(), ok, &response);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_TRUE(response.admitted());
+}
+
+// limits.containersPerPod is live: a reload applies it to the next request.
+TEST_F(GrpcApiTest, AReloadedContainerBoundAppliesToTheNextRequest) {
+  v1::ExplainRequest two;  // Explain changes nothing, so the same pod can be asked again
+  *two.mutable_pod() = GuaranteedPod("two", "1");
+  *two.mutable_pod()->add_containers() = two.pod().containers(0);
+  two.mutable_pod()->mutable_containers(1)->set_name("side");
+  v1::ExplainResponse explained;
+  grpc::Status s = stub_->Explain(Context().get(), two, &explained);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+
+  WriteFile(dir_.File("config.yaml"),
+            MinimalConfig(dir_.path(), "limits: {containersPerPod: 1}\n"));
+  daemon_.Signal(SIGHUP);
+  // The reload is asynchronous to the signal.
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  do {
+    s = stub_->Explain(Context().get(), two, &explained);
+    if (!s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  } while (std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("pod.containers: 2 containers (init and app); this "
+                                           "node admits at most 1 per pod"));
 }
 
 TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {
