@@ -228,6 +228,8 @@ int RunDaemon(const std::string& config_path) {
   grpc::ResourceQuota quota("topologyd");
   quota.SetMaxThreads(kMaxServerThreads);
   builder.SetResourceQuota(quota);
+  // gRPC refuses a larger request (RESOURCE_EXHAUSTED) from its length, before parsing it.
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config->limits.request_bytes));
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {

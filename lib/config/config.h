@@ -78,6 +78,15 @@ struct CgroupConfig {
   friend bool operator==(const CgroupConfig&, const CgroupConfig&) = default;
 };
 
+// Bounds on what one request may ask of the daemon (docs/api.md, "Validation and limits").
+struct LimitsConfig {
+  // Init and app containers of one pod; admission work grows with the count. Live.
+  uint32_t containers_per_pod = 256;
+  // gRPC's receive limit, bytes of one request; set when the server starts. Restart.
+  uint32_t request_bytes = 1024 * 1024;
+  friend bool operator==(const LimitsConfig&, const LimitsConfig&) = default;
+};
+
 struct LogConfig {
   std::string level = "info";   // trace | debug | info | warn | error | critical | off
   std::string format = "text";  // text | json
@@ -120,6 +129,7 @@ struct Config {
   std::vector<DevicePoolConfig> devices;
   CgroupConfig cgroup;
   std::chrono::milliseconds reconcile_period{std::chrono::seconds(10)};
+  LimitsConfig limits;
   LogConfig log;
 
   // Where this value was loaded from, for messages and `topoctl status`.

@@ -31,6 +31,8 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   Live(old.allowed_peers, next.allowed_peers, &e.allowed_peers, "allowedPeers", &plan);
   Live(old.pod_policy_override, next.pod_policy_override, &e.pod_policy_override,
        "podPolicyOverride", &plan);
+  Live(old.limits.containers_per_pod, next.limits.containers_per_pod, &e.limits.containers_per_pod,
+       "limits.containersPerPod", &plan);
   Live(old.cgroup.release_grace, next.cgroup.release_grace, &e.cgroup.release_grace,
        "cgroup.releaseGracePeriod", &plan);
 
@@ -77,6 +79,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.cgroup.runtime, next.cgroup.runtime, "cgroup.runtime", &plan);
   RestartOnly(old.cgroup.version, next.cgroup.version, "cgroup.version", &plan);
   RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
+  RestartOnly(old.limits.request_bytes, next.limits.request_bytes, "limits.requestBytes", &plan);
   return plan;
 }
 

@@ -317,6 +317,23 @@ void ReadTopology(MapReader& r, TopologySourceConfig* t) {
   r.Get("description");
 }
 
+void ReadLimits(MapReader& r, LimitsConfig* limits) {
+  if (r.Integer("containersPerPod", &limits->containers_per_pod) &&
+      limits->containers_per_pod == 0) {
+    r.problems()->Add(r.Get("containersPerPod"), r.KeyPath("containersPerPod"),
+                      "must be at least 1");
+  }
+  // Below 512 KiB a pod with the API server's 256 KiB of annotations may not fit; gRPC takes
+  // the limit as an int.
+  constexpr uint32_t kMinRequestBytes = 512 * 1024;
+  constexpr uint32_t kMaxRequestBytes = std::numeric_limits<int32_t>::max();
+  if (r.Integer("requestBytes", &limits->request_bytes) &&
+      (limits->request_bytes < kMinRequestBytes || limits->request_bytes > kMaxRequestBytes)) {
+    r.problems()->Add(r.Get("requestBytes"), r.KeyPath("requestBytes"),
+                      fmt::format("must be {} to {}", kMinRequestBytes, kMaxRequestBytes));
+  }
+}
+
 void ReadDevices(MapReader& r, std::vector<DevicePoolConfig>* pools) {
   r.SequenceOfMaps("devices", [&](MapReader& item, size_t) {
     DevicePoolConfig pool;
@@ -487,6 +504,7 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
   if (c->reconcile_period.count() <= 0) {
     r.problems()->Add(r.Get("reconcilePeriod"), "reconcilePeriod", "must be positive");
   }
+  r.Nested("limits", [&](MapReader& l) { ReadLimits(l, &c->limits); });
   r.Nested("log", [&](MapReader& l) {
     l.String("level", &c->log.level,
              {"trace", "debug", "info", "warn", "error", "critical", "off"});

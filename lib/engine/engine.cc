@@ -300,6 +300,20 @@ std::string Engine::HealthProblem(const GroupCommitter::Stats& written,
 }
 
 ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
+  ReloadRecord record = ApplyReload(next);
+  const auto& applied = record.applied_keys;
+  if (std::find(applied.begin(), applied.end(), "reconcilePeriod") != applied.end()) {
+    // After mu_ is released: the loop takes loop_mu_ before mu_ (config()).
+    {
+      std::lock_guard<std::mutex> lock(loop_mu_);
+      loop_period_changed_ = true;
+    }
+    loop_cv_.notify_all();
+  }
+  return record;
+}
+
+ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
   std::lock_guard<std::mutex> lock(mu_);
   ReloadRecord record;
   record.at = std::chrono::steady_clock::now();
@@ -432,7 +446,12 @@ void Engine::StartReconcileLoop() {
     std::unique_lock<std::mutex> lock(loop_mu_);
     while (!loop_stop_) {
       std::chrono::milliseconds period = config()->reconcile_period;
-      if (loop_cv_.wait_for(lock, period, [this] { return loop_stop_; })) break;
+      if (loop_cv_.wait_for(lock, period, [this] { return loop_stop_ || loop_period_changed_; })) {
+        if (loop_stop_) break;
+        // A reload changed the period: the new one counts from the reload.
+        loop_period_changed_ = false;
+        continue;
+      }
       lock.unlock();
       ReconcileOnce(std::chrono::steady_clock::now());
       lock.lock();

@@ -154,6 +154,7 @@ class Engine {
 
   // Applies a re-read configuration: live keys take effect, restart-only changes are
   // refused and recorded, and a file that failed to load keeps the old configuration.
+  // A changed reconcilePeriod counts from the reload, not from the last pass.
   ReloadRecord Reload(const absl::StatusOr<config::Config>& next);
 
   // One reconcile pass: repair cpuset drift, release containers whose cgroup has been gone
@@ -173,6 +174,7 @@ class Engine {
   // Allocate may have bound the container to a new, live cgroup since.
   void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
                     const state::ContainerRecord* only_if_bound_to, Completion<uint64_t> done);
+  ReloadRecord ApplyReload(const absl::StatusOr<config::Config>& next);  // takes mu_
   absl::StatusOr<uint64_t> WriteSnapshot();
   // Once `generation` is durable, brings the cgroups in line and calls `done` (UNAVAILABLE
   // when the checkpoint could not be written).
@@ -213,6 +215,8 @@ class Engine {
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;
   bool loop_stop_ = false;  // guarded by loop_mu_
+  // A reload changed reconcilePeriod; the loop starts its wait afresh. Guarded by loop_mu_.
+  bool loop_period_changed_ = false;
   std::thread loop_;
 
   // Last, so it is destroyed first: its destructor finishes the waiters still pending, whose

@@ -62,15 +62,16 @@ absl::StatusOr<std::string> ScalarString(const YAML::Node& node, std::string_vie
   return node.Scalar();
 }
 
-absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, const std::string& path) {
+absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, std::string_view container,
+                                               const std::string& path) {
   ResourceList list;
   if (!node.IsDefined()) return list;
   if (!node.IsMap()) return FieldError(path, fmt::format("expected a map, got {}", KindName(node)));
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) return FieldError(path, "resource names must be strings");
     const std::string name = kv.first.Scalar();
-    TOPOLOGYD_RETURN_IF_ERROR(
-        AtField(fmt::format("{}[{}]", path, QuoteForMessage(name)), ValidateResourceName(name)));
+    TOPOLOGYD_RETURN_IF_ERROR(AtField(fmt::format("{}[{}]", path, QuoteForMessage(name)),
+                                      ValidateContainerResourceName(container, name)));
     const std::string field = fmt::format("{}.{}", path, name);
     if (!kv.second.IsScalar()) {
       return FieldError(field, fmt::format("expected a quantity, got {}", KindName(kv.second)));
@@ -134,10 +135,10 @@ absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::stri
       return FieldError(path + ".resources",
                         fmt::format("expected a map, got {}", KindName(resources)));
     }
-    TOPOLOGYD_ASSIGN_OR_RETURN(
-        c.requests, ParseResourceList(Child(resources, "requests"), path + ".resources.requests"));
-    TOPOLOGYD_ASSIGN_OR_RETURN(
-        c.limits, ParseResourceList(Child(resources, "limits"), path + ".resources.limits"));
+    TOPOLOGYD_ASSIGN_OR_RETURN(c.requests, ParseResourceList(Child(resources, "requests"), c.name,
+                                                             path + ".resources.requests"));
+    TOPOLOGYD_ASSIGN_OR_RETURN(c.limits, ParseResourceList(Child(resources, "limits"), c.name,
+                                                           path + ".resources.limits"));
   }
   for (const auto& [resource, limit] : c.limits) c.requests.try_emplace(resource, limit);
   TOPOLOGYD_RETURN_IF_ERROR(ValidateResources(c, path));
@@ -175,7 +176,7 @@ absl::Status ParseAnnotations(const YAML::Node& annotations, Pod* pod) {
         std::string value, ScalarString(kv.second, fmt::format("metadata.annotations.{}", key)));
     pod->annotations[key] = std::move(value);
   }
-  return absl::OkStatus();
+  return AtField("metadata.annotations", ValidateAnnotationsSize(pod->annotations));
 }
 
 // metadata.name (required), .namespace ("default" when absent or empty), .uid (may be absent)
@@ -199,7 +200,13 @@ absl::Status ParseMetadata(const YAML::Node& metadata, Pod* pod) {
   return ParseAnnotations(Child(metadata, "annotations"), pod);
 }
 
-absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
+// The entries of spec.<key> when it is a list; 0 otherwise (ParseContainers reports that).
+size_t ListSize(const YAML::Node& spec, std::string_view key) {
+  YAML::Node list = Child(spec, key);
+  return list.IsSequence() ? list.size() : 0;
+}
+
+absl::StatusOr<Pod> ParseDocument(const YAML::Node& root, size_t max_containers) {
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         fmt::format("a Pod manifest must be a map, got {}", KindName(root)));
@@ -225,6 +232,10 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root) {
   if (Child(spec, "resources").IsDefined()) {
     return FieldError("spec.resources", "pod-level resources are not supported");
   }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(
+      "spec.containers",
+      ValidateContainerCount(ListSize(spec, "initContainers") + ListSize(spec, "containers"),
+                             max_containers)));
   TOPOLOGYD_ASSIGN_OR_RETURN(pod.init_containers, ParseContainers(spec, "initContainers", true));
   TOPOLOGYD_ASSIGN_OR_RETURN(pod.containers, ParseContainers(spec, "containers", false));
   if (pod.containers.empty())
@@ -341,7 +352,7 @@ absl::Status CheckStructure(const std::string& text) {
 
 }  // namespace
 
-absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
+absl::StatusOr<Pod> ParsePodManifest(std::string_view text, size_t max_containers) {
   const std::string buffer(text);
   TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer));
   YAML::Node root;
@@ -350,7 +361,7 @@ absl::StatusOr<Pod> ParsePodManifest(std::string_view text) {
   }
   // Reading a loaded node should not throw; none may escape lib/ if it does.
   try {
-    return ParseDocument(root);
+    return ParseDocument(root, max_containers);
   } catch (const YAML::Exception& e) {
     return LineError(e.mark, e.msg);
   } catch (const std::exception& e) {

@@ -7,11 +7,13 @@
 //
 // The checks the API server would apply and kubelet relies on are enforced: names as over gRPC
 // (validate.h: pod name a DNS subdomain, namespace and container names DNS labels, uid 1 to 64
-// of [A-Za-z0-9-], annotation keys and resource names qualified names), containers
-// present and uniquely named, quantities valid and passing ValidateResourceQuantity (pod.h: not
-// negative, extended resources whole numbers, hugepages a multiple of the page size), a request
-// not above its limit, extended resources and hugepages with request == limit, restartPolicy one
-// of Always / Never / OnFailure (only Always makes an init container a sidecar). Pod-level
+// of [A-Za-z0-9-], annotation keys qualified names, annotations at most 256 KiB together,
+// resource names the API server's container resources), at most `max_containers` containers
+// (init and app; the configuration's limits.containersPerPod), containers present and uniquely
+// named, quantities valid and passing ValidateResourceQuantity (pod.h: not negative, extended
+// resources whole numbers, hugepages a multiple of the page size), a request not above its
+// limit, extended resources and hugepages with request == limit, restartPolicy one of Always /
+// Never / OnFailure (only Always makes an init container a sidecar). Pod-level
 // `spec.resources` is refused (kubelet's static managers skip such pods; topologyd does not
 // model them). The text must hold one document (later empty ones, e.g. a trailing "---", are
 // fine) and no mapping may repeat a key, in YAML and in JSON alike.
@@ -26,14 +28,17 @@
 // Pure apart from yaml-cpp (no file or network access): callers read the file. Thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "lib/pod/pod.h"
+#include "lib/pod/validate.h"
 
 #include "absl/status/statusor.h"
 
 namespace topologyd::pod {
 
-absl::StatusOr<Pod> ParsePodManifest(std::string_view text);
+absl::StatusOr<Pod> ParsePodManifest(std::string_view text,
+                                     size_t max_containers = kDefaultMaxContainersPerPod);
 
 }  // namespace topologyd::pod

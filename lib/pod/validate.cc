@@ -1,5 +1,7 @@
 #include "lib/pod/validate.h"
 
+#include <algorithm>
+
 #include "lib/common/quote.h"
 #include "lib/pod/names.h"
 
@@ -49,17 +51,62 @@ absl::Status ValidateContainerName(std::string_view name) {
 }
 
 absl::Status ValidateAnnotationKey(std::string_view key) {
-  if (!IsQualifiedName(key)) {
+  std::string lower(key);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  });
+  if (!IsQualifiedName(lower)) {
     return absl::InvalidArgumentError(
         "invalid annotation key: must be a qualified name ([prefix/]name)");
   }
   return absl::OkStatus();
 }
 
-absl::Status ValidateResourceName(std::string_view name) {
-  if (!IsQualifiedName(name)) {
+absl::Status ValidateAnnotationsSize(const std::map<std::string, std::string>& annotations) {
+  size_t total = 0;
+  for (const auto& [key, value] : annotations) total += key.size() + value.size();
+  if (total > kMaxAnnotationsBytes) {
     return absl::InvalidArgumentError(
-        "invalid resource name: must be a qualified name ([prefix/]name)");
+        fmt::format("annotations total {} bytes (keys and values); the API server allows at "
+                    "most {} (256 KiB)",
+                    total, kMaxAnnotationsBytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateContainerResourceName(std::string_view container, std::string_view name) {
+  auto invalid = [&](std::string_view rule) {
+    return absl::InvalidArgumentError(fmt::format("invalid resource name {} of container {}: {}",
+                                                  QuoteForMessage(name), QuoteForMessage(container),
+                                                  rule));
+  };
+  if (!IsQualifiedName(name)) return invalid("must be a qualified name ([prefix/]name)");
+  if (name.find('/') == std::string_view::npos) {
+    const bool standard = name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+                          name.starts_with("hugepages-");
+    if (standard) return absl::OkStatus();
+    return invalid(
+        "must be a standard container resource (cpu, memory, ephemeral-storage, "
+        "hugepages-<size>) or an extended resource <domain>/<name>");
+  }
+  // The API server's IsNativeResource: any name containing "kubernetes.io/" is native and
+  // needs no further check.
+  if (name.find("kubernetes.io/") != std::string_view::npos) return absl::OkStatus();
+  if (!IsDevicePluginResourceName(name)) {
+    return invalid(
+        "not an extended resource name: it must not start with \"requests.\", and "
+        "\"requests.<name>\" must be a qualified name too (a domain of at most 244 "
+        "characters)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateContainerCount(size_t count, size_t max) {
+  if (count > max) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} containers (init and app); this node admits at most {} per pod "
+                    "(limits.containersPerPod)",
+                    count, max));
   }
   return absl::OkStatus();
 }

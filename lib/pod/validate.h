@@ -10,11 +10,20 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstddef>
+#include <map>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 
 namespace topologyd::pod {
+
+// The API server's bound on metadata.annotations: keys and values together, in bytes
+// (TotalAnnotationSizeLimitB).
+inline constexpr size_t kMaxAnnotationsBytes = 256 * 1024;
+// The default of the configuration key limits.containersPerPod (docs/configuration.md).
+inline constexpr size_t kDefaultMaxContainersPerPod = 256;
 
 // metadata.uid: 1 to 64 of [A-Za-z0-9-] (names.h IsApiPodUid).
 absl::Status ValidatePodUid(std::string_view uid);
@@ -24,9 +33,20 @@ absl::Status ValidatePodName(std::string_view name);
 absl::Status ValidateNamespace(std::string_view namespace_name);
 // A container's (init or app) name: a DNS label.
 absl::Status ValidateContainerName(std::string_view name);
-// A key of metadata.annotations: a qualified name.
+// A key of metadata.annotations: a qualified name, upper-case letters allowed in the prefix
+// too (the API server lower-cases the key before checking it).
 absl::Status ValidateAnnotationKey(std::string_view key);
-// A key of resources.requests / limits: a qualified name.
-absl::Status ValidateResourceName(std::string_view name);
+// metadata.annotations as a whole: keys and values at most kMaxAnnotationsBytes together.
+absl::Status ValidateAnnotationsSize(const std::map<std::string, std::string>& annotations);
+// A key of a container's resources.requests / limits, by the API server's rule
+// (validateContainerResourceName): a qualified name; without a prefix, one of the standard
+// container resources cpu, memory, ephemeral-storage or hugepages-<size>; with a prefix
+// outside kubernetes.io, an extended resource name (not "requests."-prefixed, and still a
+// qualified name as the quota name "requests.<name>"). Names containing "kubernetes.io/"
+// are native and pass, as they do there. The reason names `container`.
+absl::Status ValidateContainerResourceName(std::string_view container, std::string_view name);
+// A pod's init and app containers together, against the node's bound (a configuration key,
+// limits.containersPerPod): admission work grows with the count.
+absl::Status ValidateContainerCount(size_t count, size_t max);
 
 }  // namespace topologyd::pod

@@ -39,11 +39,12 @@ std::vector<std::string> SortedKeys(const Map& map) {
 }
 
 absl::StatusOr<pod::ResourceList> ResourcesFromProto(
-    const google::protobuf::Map<std::string, std::string>& in, const std::string& path) {
+    const google::protobuf::Map<std::string, std::string>& in, std::string_view container,
+    const std::string& path) {
   pod::ResourceList out;
   for (const std::string& name : SortedKeys(in)) {
     const std::string field = fmt::format("{}[{}]", path, QuoteForMessage(name));
-    TOPOLOGYD_RETURN_IF_ERROR(AtField(field, pod::ValidateResourceName(name)));
+    TOPOLOGYD_RETURN_IF_ERROR(AtField(field, pod::ValidateContainerResourceName(container, name)));
     auto q = pod::Quantity::Parse(in.at(name));
     if (!q.ok()) return FieldError(field, std::string(q.status().message()));
     if (absl::Status s = pod::ValidateResourceQuantity(name, *q); !s.ok()) {
@@ -93,8 +94,9 @@ absl::StatusOr<pod::Container> ContainerFromProto(const v1::Container& in, const
                                   QuoteForMessage(policy)));
   }
   c.restart_always = init && policy == "Always";
-  TOPOLOGYD_ASSIGN_OR_RETURN(c.requests, ResourcesFromProto(in.requests(), path + ".requests"));
-  TOPOLOGYD_ASSIGN_OR_RETURN(c.limits, ResourcesFromProto(in.limits(), path + ".limits"));
+  TOPOLOGYD_ASSIGN_OR_RETURN(c.requests,
+                             ResourcesFromProto(in.requests(), c.name, path + ".requests"));
+  TOPOLOGYD_ASSIGN_OR_RETURN(c.limits, ResourcesFromProto(in.limits(), c.name, path + ".limits"));
   TOPOLOGYD_RETURN_IF_ERROR(ValidateRequestsAgainstLimits(c, path));
   return c;
 }
@@ -138,8 +140,13 @@ void PodToProto(const pod::Pod& in, v1::Pod* out) {
   }
 }
 
-absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
+absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in, size_t max_containers) {
   pod::Pod out;
+  // First, so an oversized pod costs no more than counting.
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(
+      "pod.containers", pod::ValidateContainerCount(static_cast<size_t>(in.init_containers_size()) +
+                                                        static_cast<size_t>(in.containers_size()),
+                                                    max_containers)));
   TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.uid", pod::ValidatePodUid(in.uid())));
   out.uid = in.uid();
   TOPOLOGYD_RETURN_IF_ERROR(AtField("pod.name", pod::ValidatePodName(in.name())));
@@ -151,6 +158,8 @@ absl::StatusOr<pod::Pod> PodFromProto(const v1::Pod& in) {
                                       pod::ValidateAnnotationKey(key)));
     out.annotations.emplace(key, in.annotations().at(key));
   }
+  TOPOLOGYD_RETURN_IF_ERROR(
+      AtField("pod.annotations", pod::ValidateAnnotationsSize(out.annotations)));
   std::set<std::string> names;
   TOPOLOGYD_ASSIGN_OR_RETURN(
       out.init_containers,

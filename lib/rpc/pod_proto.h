@@ -6,11 +6,15 @@
 //   - uid: required, [A-Za-z0-9-]{1,64};
 //   - name: required, a Kubernetes DNS subdomain (lower-case alphanumerics, '-' and '.',
 //     at most 253 characters); namespace: a DNS label (empty means "default");
-//   - annotation keys: Kubernetes qualified names ([prefix/]name);
-//   - containers: at least one app container; every name a DNS label
+//   - annotation keys: Kubernetes qualified names ([prefix/]name); keys and values at most
+//     256 KiB together, the API server's bound;
+//   - containers: at most `max_containers`, init and app together (the configuration's
+//     limits.containersPerPod), checked first; at least one app container; every name a DNS label
 //     ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters), unique across init and app
 //     containers; restart_policy empty, "Always", "Never" or "OnFailure";
-//   - resources: names are qualified names, quantities parse (lib/pod/quantity.h) and pass
+//   - resources: names pass the API server's rule for container resources
+//     (pod::ValidateContainerResourceName: cpu, memory, ephemeral-storage, hugepages-<size>,
+//     or <domain>/<name>), quantities parse (lib/pod/quantity.h) and pass
 //     pod::ValidateResourceQuantity (not negative, extended resources whole numbers, hugepages
 //     a multiple of the page size), a request is not above its limit, hugepages and extended
 //     resources have request == limit.
@@ -31,7 +35,10 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstddef>
+
 #include "lib/pod/pod.h"
+#include "lib/pod/validate.h"
 
 #include "absl/status/statusor.h"
 #include "topologyd/v1/topologyd.pb.h"
@@ -41,6 +48,7 @@ namespace topologyd::rpc {
 void PodToProto(const pod::Pod& in, topologyd::v1::Pod* out);
 
 // INVALID_ARGUMENT naming the field (see above) for a pod the daemon must not accept.
-absl::StatusOr<pod::Pod> PodFromProto(const topologyd::v1::Pod& in);
+absl::StatusOr<pod::Pod> PodFromProto(const topologyd::v1::Pod& in,
+                                      size_t max_containers = pod::kDefaultMaxContainersPerPod);
 
 }  // namespace topologyd::rpc

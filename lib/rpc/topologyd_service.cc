@@ -32,6 +32,14 @@ grpc::Status CheckField(std::string_view field, const absl::Status& status) {
   return InvalidArgument(fmt::format("{}: {}", field, std::string(status.message())));
 }
 
+// The configuration's default is the one the pod parsers assume when given none.
+static_assert(config::LimitsConfig{}.containers_per_pod == pod::kDefaultMaxContainersPerPod);
+
+// The pod of an Admit or Explain, with the configured container bound (live on reload).
+absl::StatusOr<pod::Pod> RequestPod(const engine::Engine& engine, const v1::Pod& in) {
+  return PodFromProto(in, engine.config()->limits.containers_per_pod);
+}
+
 void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Duration* out) {
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
   out->set_seconds(ns / 1000000000);
@@ -189,7 +197,7 @@ grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* c
   grpc::ServerUnaryReactor* reactor = BeginCall(context);
   if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
   if (!request->has_pod()) return FinishNow(reactor, InvalidArgument("pod: required"));
-  absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
+  absl::StatusOr<pod::Pod> pod = RequestPod(*engine_, request->pod());
   if (!pod.ok()) return FinishNow(reactor, ToGrpc(pod.status()));
   engine_->AdmitAsync(*pod, [this, reactor, response](absl::StatusOr<engine::AdmitReply> reply) {
     if (reply.ok()) AdmitReplyToProto(*reply, response);
@@ -203,7 +211,7 @@ grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext*
                                                     v1::ExplainResponse* response) {
   return Answer(context, [&] {
     if (!request->has_pod()) return InvalidArgument("pod: required");
-    absl::StatusOr<pod::Pod> pod = PodFromProto(request->pod());
+    absl::StatusOr<pod::Pod> pod = RequestPod(*engine_, request->pod());
     if (!pod.ok()) return ToGrpc(pod.status());
     absl::StatusOr<engine::ExplainReply> reply = engine_->Explain(*pod);
     if (!reply.ok()) return ToGrpc(reply.status());

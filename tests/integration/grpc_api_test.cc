@@ -1,10 +1,12 @@
 // The gRPC API through the generated client, against the real daemon: admit / allocate /
 // release round trips, idempotent Admit, refusals as replies, and the status codes a shim
 // relies on (INVALID_ARGUMENT naming the field or, for bytes that do not parse, the method;
-// NOT_FOUND), plus the standard health service and how failing checkpoint writes show.
+// NOT_FOUND; RESOURCE_EXHAUSTED and the bounds on a pod's size), plus the standard health
+// service and how failing checkpoint writes show.
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -241,6 +243,69 @@ TEST_F(GrpcApiTest, RequestsThatDoNotParseAreInvalidArguments) {
   // An unknown method stays unknown.
   std::tie(status, reply) = RawCall("/topologyd.v1.Topologyd/Forget", "");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+}
+
+// Bounds on a pod's size (docs/api.md, "Validation and limits"), with their defaults: each
+// refusal names its limit, and the daemon keeps serving.
+TEST_F(GrpcApiTest, OversizedPodsAreRefusedNamingTheLimit) {
+  v1::AdmitResponse response;
+  v1::AdmitRequest too_big;  // over limits.requestBytes (1 MiB): gRPC refuses it unread
+  *too_big.mutable_pod() = GuaranteedPod("big", "1");
+  (*too_big.mutable_pod()->mutable_annotations())["a"] = std::string(1100 * 1024, 'x');
+  grpc::Status s = stub_->Admit(Context().get(), too_big, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("1048576"));
+
+  v1::AdmitRequest annotated;  // under 1 MiB, over the API server's 256 KiB of annotations
+  *annotated.mutable_pod() = GuaranteedPod("annotated", "1");
+  (*annotated.mutable_pod()->mutable_annotations())["a"] = std::string(300 * 1024, 'x');
+  s = stub_->Admit(Context().get(), annotated, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("pod.annotations: annotations total 307201 bytes"));
+  EXPECT_THAT(s.error_message(), HasSubstr("at most 262144 (256 KiB)"));
+
+  v1::AdmitRequest crowded;  // 257 containers, over limits.containersPerPod (256)
+  *crowded.mutable_pod() = GuaranteedPod("crowded", "1");
+  for (int i = 1; i < 257; ++i) {
+    *crowded.mutable_pod()->add_containers() = crowded.pod().containers(0);
+    crowded.mutable_pod()->mutable_containers(i)->set_name("c" + std::to_string(i));
+  }
+  s = stub_->Admit(Context().get(), crowded, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("pod.containers: 257 containers (init and app); this node admits at most "
+                        "256 per pod (limits.containersPerPod)"));
+
+  v1::AdmitRequest ok;
+  *ok.mutable_pod() = GuaranteedPod("ok", "1");
+  s = stub_->Admit(Context().get(), ok, &response);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_TRUE(response.admitted());
+}
+
+// limits.containersPerPod is live: a reload applies it to the next request.
+TEST_F(GrpcApiTest, AReloadedContainerBoundAppliesToTheNextRequest) {
+  v1::ExplainRequest two;  // Explain changes nothing, so the same pod can be asked again
+  *two.mutable_pod() = GuaranteedPod("two", "1");
+  *two.mutable_pod()->add_containers() = two.pod().containers(0);
+  two.mutable_pod()->mutable_containers(1)->set_name("side");
+  v1::ExplainResponse explained;
+  grpc::Status s = stub_->Explain(Context().get(), two, &explained);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+
+  WriteFile(dir_.File("config.yaml"),
+            MinimalConfig(dir_.path(), "limits: {containersPerPod: 1}\n"));
+  daemon_.Signal(SIGHUP);
+  // The reload is asynchronous to the signal.
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  do {
+    s = stub_->Explain(Context().get(), two, &explained);
+    if (!s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  } while (std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("pod.containers: 2 containers (init and app); this "
+                                           "node admits at most 1 per pod"));
 }
 
 TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {

@@ -70,16 +70,17 @@ int RunExplain(const ExplainFlags& flags, const GlobalOptions& globals) {
                 "the offline form needs both --topology FILE.xml and --config FILE.yaml; "
                 "give neither to ask the running daemon");
   }
+  absl::StatusOr<config::Config> config = config::LoadConfigFile(flags.config);
+  if (!config.ok()) return Fail(kExitRefused, std::string(config.status().message()));
   std::string text;
   if (!ReadFile(flags.pod_file, text)) return Fail(kExitRefused, "cannot read " + flags.pod_file);
-  absl::StatusOr<pod::Pod> pod = pod::ParsePodManifest(text);
+  // Bounded as the daemon on this configuration would bound it.
+  absl::StatusOr<pod::Pod> pod = pod::ParsePodManifest(text, config->limits.containers_per_pod);
   if (!pod.ok()) {
     return Fail(kExitRefused, flags.pod_file + ": " + std::string(pod.status().message()));
   }
   if (pod->uid.empty()) pod->uid = "topoctl-explain";  // admission keys state by uid
 
-  absl::StatusOr<config::Config> config = config::LoadConfigFile(flags.config);
-  if (!config.ok()) return Fail(kExitRefused, std::string(config.status().message()));
   absl::StatusOr<topology::Topology> machine =
       topology::LoadTopology(topology::TopologySource::Xml(flags.topology));
   if (!machine.ok()) return Fail(kExitRefused, std::string(machine.status().message()));

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 #include "lib/common/absl_fmt.h"
@@ -27,7 +28,9 @@ absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
     text = ss.str();
   }
   const std::string name = file == "-" ? "<stdin>" : file;
-  auto pod = topologyd::pod::ParsePodManifest(text);
+  // The daemon applies its configured container bound.
+  constexpr size_t kNoContainerBound = std::numeric_limits<size_t>::max();
+  auto pod = topologyd::pod::ParsePodManifest(text, kNoContainerBound);
   if (!pod.ok()) {
     return absl::InvalidArgumentError(fmt::format("{}: {}", name, pod.status().message()));
   }
@@ -40,7 +43,7 @@ absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
   }
   topologyd::v1::Pod request;
   topologyd::rpc::PodToProto(*pod, &request);
-  if (auto checked = topologyd::rpc::PodFromProto(request); !checked.ok()) {
+  if (auto checked = topologyd::rpc::PodFromProto(request, kNoContainerBound); !checked.ok()) {
     return absl::InvalidArgumentError(fmt::format("{}: {}", name, checked.status().message()));
   }
   return request;

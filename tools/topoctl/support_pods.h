@@ -14,8 +14,9 @@ namespace topoctl {
 
 // Reads `file` ("-" = stdin), parses it as a Kubernetes Pod manifest (YAML or JSON) and
 // returns the request form, checked as the daemon will check it (lib/rpc/pod_proto.h), so
-// that mistakes are reported against the file before anything is sent. An empty
-// metadata.uid is replaced by `default_uid` when that is non-empty, else refused.
+// that mistakes are reported against the file before anything is sent; all but the container
+// count, which the daemon bounds by its own configuration (limits.containersPerPod), unknown
+// here. An empty metadata.uid is replaced by `default_uid` when that is non-empty, else refused.
 // INVALID_ARGUMENT (or NOT_FOUND for a missing file) with a message starting with the file.
 absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
                                                   const std::string& default_uid = "");

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/support/shell.h"
@@ -81,6 +82,26 @@ TEST_F(ExplainCliTest, RejectedPodAsTableExitsOne) {
   EXPECT_THAT(r.out, HasSubstr("REJECTED (TopologyAffinityError)"));
   EXPECT_THAT(r.out, HasSubstr("annotation topologyd.io/topology-policy=\"single-numa-node\" "
                                "ignored"));
+}
+
+// Offline, the manifest is bounded by the config's limits.containersPerPod, as the daemon on
+// that config would bound it.
+TEST_F(ExplainCliTest, OfflineFormBoundsContainersByTheConfig) {
+  const std::string pod = "gpu-inference.yaml";  // three containers
+  const std::string machine = "intel-xeon8259cl-2s-8xt4-aws-g4dn-metal.xml";
+  std::string base;
+  {
+    std::ifstream in(config_);
+    base.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(config_) << base << "limits: {containersPerPod: 2}\n";
+  topologyd::testing::ShellResult r = RunTopoctl(Args(pod, machine));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("spec.containers: 3 containers (init and app); this node admits at "
+                               "most 2 per pod (limits.containersPerPod)"));
+  std::ofstream(config_) << base << "limits: {containersPerPod: 3}\n";
+  r = RunTopoctl(Args(pod, machine));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(ExplainCliTest, OfflineFormNeedsTopologyAndConfig) {

@@ -51,6 +51,19 @@ TEST(ConfigDiffTest, TheConnectionCapReloadsButTheRestOfSocketDoesNot) {
   EXPECT_EQ(plan.effective.socket.mode, old_config.socket.mode);
 }
 
+// The container bound is read per request; gRPC's receive limit is fixed when the server starts.
+TEST(ConfigDiffTest, ContainersPerPodIsLiveAndRequestBytesRestartOnly) {
+  Config old_config;
+  Config next = old_config;
+  next.limits.containers_per_pod = 512;
+  next.limits.request_bytes = 4 * 1024 * 1024;
+  ReloadPlan plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.applied, ElementsAre("limits.containersPerPod"));
+  EXPECT_THAT(plan.refused, ElementsAre("limits.requestBytes"));
+  EXPECT_EQ(plan.effective.limits.containers_per_pod, 512u);
+  EXPECT_EQ(plan.effective.limits.request_bytes, old_config.limits.request_bytes);
+}
+
 TEST(ConfigDiffTest, NodeAllocatableKeysAreRestartOnly) {
   Config old_config;
   Config next = old_config;

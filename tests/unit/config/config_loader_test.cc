@@ -93,6 +93,25 @@ log: {level: debug, format: json}
   EXPECT_EQ(c->log.format, "json");
 }
 
+TEST(ConfigLoaderTest, LimitsHaveSaneDefaultsAndBounds) {
+  auto defaults = ParseConfig("", "l.yaml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->limits.containers_per_pod, 256u);
+  EXPECT_EQ(defaults->limits.request_bytes, 1048576u);
+  auto set = ParseConfig("limits: {containersPerPod: 1000, requestBytes: 4194304}\n", "l.yaml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->limits.containers_per_pod, 1000u);
+  EXPECT_EQ(set->limits.request_bytes, 4194304u);
+  EXPECT_THAT(ErrorOf("limits: {containersPerPod: 0}\n"),
+              HasSubstr("limits.containersPerPod: must be at least 1"));
+  EXPECT_THAT(ErrorOf("limits: {containersPerPod: -1}\n"), HasSubstr("limits.containersPerPod"));
+  EXPECT_THAT(ErrorOf("limits: {requestBytes: 4096}\n"),
+              HasSubstr("limits.requestBytes: must be 524288 to 2147483647"));
+  EXPECT_THAT(ErrorOf("limits: {requestBytes: 3000000000}\n"),
+              HasSubstr("limits.requestBytes: must be 524288 to 2147483647"));
+  EXPECT_THAT(ErrorOf("limits: {maxPods: 3}\n"), HasSubstr("limits.maxPods: unknown key"));
+}
+
 TEST(ConfigLoaderTest, FeatureGatesTakeKubeletsNamesAndNoOthers) {
   auto c = ParseConfig(
       "featureGates: {CPUManagerPolicyAlphaOptions: true, CPUManagerPolicyBetaOptions: false}\n",

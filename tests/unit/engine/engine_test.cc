@@ -811,6 +811,44 @@ TEST_F(EngineTest, ReloadAddingAPoolThatMatchesNothingAppliesItWithAWarning) {
   EXPECT_NE((*engine)->policy()->devices.Find("example.com/nic"), nullptr);
 }
 
+// A reloaded reconcilePeriod counts from the reload: a loop waiting out an hour reloaded to
+// 50 ms repairs drift within seconds, not after the hour.
+TEST_F(EngineTest, ReloadedReconcilePeriodAppliesAtOnce) {
+  config_.reconcile_period = std::chrono::hours(1);
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  Engine& e = **engine;
+  ASSERT_TRUE(e.Admit(MakePod("drift", "2")).ok());
+  MakeCgroup(Cg("pods"), "0-15");
+  MakeCgroup(Cg("pods/drift"), "0-15");
+  ASSERT_TRUE(e.Allocate("drift", "app", "c1", "pods/drift").ok());
+  const std::string pinned = ReadText(Cg("pods/drift/cpuset.cpus"));
+  ASSERT_NE(pinned, "0-15");
+  e.StartReconcileLoop();
+  WriteText(Cg("pods/drift/cpuset.cpus"), "0-15\n");
+  auto repaired = std::make_shared<std::promise<void>>();
+  {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    on_next_cgroup_write_ = [repaired] { repaired->set_value(); };
+  }
+
+  config::Config next = config_;
+  next.reconcile_period = std::chrono::milliseconds(50);
+  ReloadRecord record = e.Reload(next);
+  ASSERT_TRUE(record.ok) << record.error;
+  ASSERT_EQ(record.applied_keys, std::vector<std::string>{"reconcilePeriod"});
+
+  const bool ran =
+      repaired->get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    on_next_cgroup_write_ = nullptr;
+  }
+  e.StopReconcileLoop();
+  ASSERT_TRUE(ran) << "no reconcile pass within 30 s of the reload; the old period still runs";
+  EXPECT_EQ(ReadText(Cg("pods/drift/cpuset.cpus")), pinned);
+}
+
 TEST_F(EngineTest, ReloadOfAFileTheDaemonCouldNotStartWithChangesNothing) {
   auto engine = StartEngine();
   ASSERT_TRUE(engine.ok()) << engine.status();

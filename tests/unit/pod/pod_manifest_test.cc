@@ -2,6 +2,7 @@
 #include "lib/pod/pod_manifest.h"
 
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -92,6 +93,14 @@ void ExpectInvalid(const std::string& text, const std::string& prefix) {
   EXPECT_THAT(std::string(pod.status().message()), StartsWith(prefix)) << text;
 }
 
+// A pod whose one container has each of `limits` ("name: quantity") in turn parses.
+void ExpectLimitsAccepted(std::initializer_list<const char*> limits) {
+  for (const char* ok : limits) {
+    auto pod = ParsePodManifest(WithLimits(ok));
+    EXPECT_TRUE(pod.ok()) << ok << ": " << pod.status();
+  }
+}
+
 TEST(PodManifestTest, ExtendedResourcesMustBeIntegers) {
   ExpectInvalid(WithLimits("nvidia.com/gpu: 1500m"),
                 "spec.containers[0].resources.limits.nvidia.com/gpu: must be an integer (got "
@@ -101,11 +110,8 @@ TEST(PodManifestTest, ExtendedResourcesMustBeIntegers) {
       "{requests: {nec.com/ve: 0.5}, limits: {nec.com/ve: 0.5}}}]}\n",
       "spec.containers[1].resources.requests.nec.com/ve: must be an integer");
   // Native resources may be fractional; whole extended quantities in any spelling are fine.
-  for (const char* ok : {"nvidia.com/gpu: 2", "nvidia.com/gpu: 2000m", "nvidia.com/gpu: 0",
-                         "cpu: 1500m", "example.com/foo: 1k"}) {
-    auto pod = ParsePodManifest(WithLimits(ok));
-    EXPECT_TRUE(pod.ok()) << ok << ": " << pod.status();
-  }
+  ExpectLimitsAccepted({"nvidia.com/gpu: 2", "nvidia.com/gpu: 2000m", "nvidia.com/gpu: 0",
+                        "cpu: 1500m", "example.com/foo: 1k"});
 }
 
 TEST(PodManifestTest, HugePagesMustBeMultiplesOfThePageSize) {
@@ -197,6 +203,58 @@ TEST(PodManifestTest, NamesFollowTheApiRules) {
       "\"u/../x\"}\nspec:\n  containers:\n  - name: \"../../evil container\"\n"
       "    resources: {limits: {\"not a qualified name!!\": \"1\"}}\n",
       "metadata.name: invalid pod name");
+}
+
+// The API server's rule for container resource names: a name without a domain is a standard
+// one, a name with one outside kubernetes.io is an extended resource.
+TEST(PodManifestTest, ResourceNamesAreStandardOrExtended) {
+  ExpectInvalid(WithLimits("foo: 1"),
+                "spec.containers[0].resources.limits[\"foo\"]: invalid resource name \"foo\" of "
+                "container \"a\": must be a standard container resource");
+  ExpectInvalid(
+      "metadata: {name: p}\nspec: {containers: [{name: a}, {name: side, resources: "
+      "{requests: {storage: 1Gi}}}]}\n",
+      "spec.containers[1].resources.requests[\"storage\"]: invalid resource name "
+      "\"storage\" of container \"side\"");
+  ExpectInvalid(WithLimits("requests.example.com/gpu: 1"),
+                "spec.containers[0].resources.limits[\"requests.example.com/gpu\"]: invalid "
+                "resource name");
+  ExpectLimitsAccepted({"cpu: 1", "ephemeral-storage: 1Gi", "hugepages-2Mi: 4Mi",
+                        "example.com/gpu: 1", "kubernetes.io/foo: 1"});
+}
+
+TEST(PodManifestTest, AnnotationsAreAtMost256KiB) {
+  const std::string spec = "spec: {containers: [{name: a}]}\n";
+  // Key "k" + 262143 bytes of value: exactly the limit.
+  auto pod = ParsePodManifest("metadata: {name: p, annotations: {k: " + std::string(262'143, 'v') +
+                              "}}\n" + spec);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  ExpectInvalid("metadata: {name: p, annotations: {k: " + std::string(262'144, 'v') + "}}\n" + spec,
+                "metadata.annotations: annotations total 262145 bytes (keys and values); the "
+                "API server allows at most 262144 (256 KiB)");
+  // Upper case is allowed in a key's prefix, as the API server lower-cases keys to check them.
+  pod = ParsePodManifest("metadata: {name: p, annotations: {Example.COM/Team: x}}\n" + spec);
+  EXPECT_TRUE(pod.ok()) << pod.status();
+}
+
+std::string PodWithContainers(size_t init, size_t app) {
+  std::string text = "metadata: {name: p}\nspec:\n  initContainers:\n";
+  for (size_t i = 0; i < init; ++i) text += "  - {name: i" + std::to_string(i) + "}\n";
+  text += "  containers:\n";
+  for (size_t i = 0; i < app; ++i) text += "  - {name: c" + std::to_string(i) + "}\n";
+  return text;
+}
+
+TEST(PodManifestTest, ContainerCountIsBounded) {
+  EXPECT_TRUE(ParsePodManifest(PodWithContainers(6, 250)).ok());  // the default bound, 256
+  auto pod = ParsePodManifest(PodWithContainers(6, 251));
+  ASSERT_FALSE(pod.ok());
+  EXPECT_EQ(pod.status().message(),
+            "spec.containers: 257 containers (init and app); this node admits at most 256 per "
+            "pod (limits.containersPerPod)");
+  EXPECT_TRUE(ParsePodManifest(PodWithContainers(6, 251), 257).ok());
+  EXPECT_THAT(std::string(ParsePodManifest(PodWithContainers(1, 2), 2).status().message()),
+              StartsWith("spec.containers: 3 containers"));
 }
 
 TEST(PodManifestTest, NamesAtTheLimitsAreAccepted) {

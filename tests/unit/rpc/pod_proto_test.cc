@@ -46,11 +46,15 @@ v1::Pod ValidPod() {
   return p;
 }
 
-void ExpectInvalid(const v1::Pod& p, const std::string& prefix) {
-  auto result = PodFromProto(p);
+void ExpectInvalidWithBound(const v1::Pod& p, size_t max_containers, const std::string& prefix) {
+  auto result = PodFromProto(p, max_containers);
   ASSERT_FALSE(result.ok()) << "accepted a pod that should fail with " << prefix;
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), StartsWith(prefix));
+}
+
+void ExpectInvalid(const v1::Pod& p, const std::string& prefix) {
+  ExpectInvalidWithBound(p, pod::kDefaultMaxContainersPerPod, prefix);
 }
 
 class PodProtoFixtureTest : public ::testing::TestWithParam<const char*> {};
@@ -268,6 +272,46 @@ TEST(PodProtoTest, InvalidResourceName) {
     auto result = PodFromProto(in);
     EXPECT_THAT(std::string(result.status().message()), HasSubstr("invalid resource name"));
   }
+}
+
+TEST(PodProtoTest, ResourceNamesFollowTheApiServersContainerRule) {
+  v1::Pod in = ValidPod();
+  (*in.mutable_containers(0)->mutable_requests())["foo"] = "1";
+  ExpectInvalid(in,
+                "pod.containers[0].requests[\"foo\"]: invalid resource name \"foo\" of container "
+                "\"app\": must be a standard container resource");
+  in = ValidPod();
+  (*in.mutable_init_containers(0)->mutable_limits())["requests.example.com/gpu"] = "1";
+  ExpectInvalid(in,
+                "pod.init_containers[0].limits[\"requests.example.com/gpu\"]: invalid resource "
+                "name \"requests.example.com/gpu\" of container \"setup\": not an extended "
+                "resource name");
+  for (const char* name : {"ephemeral-storage", "kubernetes.io/foo", "example.com/foo"}) {
+    in = ValidPod();
+    (*in.mutable_containers(0)->mutable_limits())[name] = "1";
+    EXPECT_TRUE(PodFromProto(in).ok()) << name;
+  }
+}
+
+TEST(PodProtoTest, AnnotationsAreAtMost256KiB) {
+  v1::Pod in = ValidPod();
+  (*in.mutable_annotations())["big"] = std::string(1'000'000, 'x');
+  ExpectInvalid(in, "pod.annotations: annotations total 1000047 bytes (keys and values)");
+  in = ValidPod();  // 28 + 16 bytes already
+  (*in.mutable_annotations())["big"] = std::string(262'144 - 28 - 16 - 3, 'x');
+  EXPECT_TRUE(PodFromProto(in).ok());
+}
+
+TEST(PodProtoTest, ContainerCountIsBoundedBeforeAnythingElse) {
+  v1::Pod in = ValidPod();  // one init and one app container
+  for (int i = 0; i < 254; ++i) in.add_containers()->set_name("c" + std::to_string(i));
+  EXPECT_TRUE(PodFromProto(in).ok());  // 256, the default bound
+  in.add_containers();                 // no name: counted before names are checked
+  ExpectInvalid(in,
+                "pod.containers: 257 containers (init and app); this node admits at most 256 per "
+                "pod (limits.containersPerPod)");
+  EXPECT_TRUE(PodFromProto(ValidPod(), 2).ok());
+  ExpectInvalidWithBound(ValidPod(), 1, "pod.containers: 2 containers");
 }
 
 TEST(PodProtoTest, RequestAboveLimit) {
