@@ -5,12 +5,10 @@
 
 #include "lib/admission/hint_text.h"
 #include "lib/admission/pod_policy.h"
+#include "lib/admission/provider.h"
 #include "lib/admission/reasons.h"
 #include "lib/admission/running_alongside.h"
 #include "lib/common/absl_fmt.h"
-#include "lib/cpu/cpu_hints.h"
-#include "lib/device/device_allocator.h"
-#include "lib/device/device_hints.h"
 #include "lib/memory/memory_policy.h"
 
 #include "fmt/format.h"
@@ -19,89 +17,22 @@
 namespace topologyd::admission {
 namespace {
 
-constexpr std::string_view kDevicesProvider = "devices";
-constexpr std::string_view kCpuProvider = "cpu";
-constexpr std::string_view kMemoryProvider = "memory";
-
-cpu::ContainerKind KindOf(pod::ContainerRole role) {
-  switch (role) {
-    case pod::ContainerRole::kInit:
-      return cpu::ContainerKind::kInit;
-    case pod::ContainerRole::kSidecar:
-      return cpu::ContainerKind::kRestartableInit;
-    case pod::ContainerRole::kApp:
-      break;
-  }
-  return cpu::ContainerKind::kApp;
-}
-
-cpu::ContainerRequest CpuRequest(const pod::Pod& pod, const pod::OrderedContainer& c,
-                                 bool guaranteed) {
-  int64_t millis = 0;
-  if (auto it = c.spec->requests.find(pod::kResourceCpu); it != c.spec->requests.end()) {
-    millis = it->second.MilliValue();
-  }
-  return cpu::ContainerRequest{.pod_uid = pod.uid,
-                               .name = c.spec->name,
-                               .kind = KindOf(c.role),
-                               .exclusive_cpus = cpu::GuaranteedCpus(guaranteed, millis),
-                               .held_alongside = {}};
-}
-
 // A provider failure, as kubelet's admission reports it.
 struct Failure {
   std::string reason;
   std::string message;
 };
 
-// Where a failure happened, appended after kubelet's text.
-std::string Context(const NodePolicy& node, std::string_view container, std::string_view provider,
-                    const hints::TopologyHint& hint) {
-  return fmt::format(" (container \"{}\", {} manager, topology hint {})", container, provider,
-                     HintText(hint, node.numa_ids));
-}
-
-Failure Unexpected(const NodePolicy& node, std::string_view container, std::string_view provider,
-                   const hints::TopologyHint& hint, const absl::Status& status) {
-  return Failure{std::string(kUnexpectedAdmissionError),
-                 fmt::format("Allocate failed due to {}, which is unexpected{}", status.message(),
-                             Context(node, container, provider, hint))};
-}
-
-// Every provider's Allocate for one container, in registration order; the first error wins
-// (kubelet stops there too). `state` is moved through the providers, not copied: after an
-// error it is partly updated, and the admission drops it (all or nothing, per pod).
-std::optional<Failure> AllocateContainer(const NodePolicy& node, AllocationState& state,
-                                         const pod::Pod& pod, const pod::OrderedContainer& c,
-                                         bool guaranteed, const cpu::ContainerRequest& cpu_request,
-                                         const hints::TopologyHint& hint) {
-  const pod::Container& spec = *c.spec;
-  const std::string& name = spec.name;
-  absl::StatusOr<device::DeviceState> devices =
-      device::Allocate(node.devices, std::move(state.devices), pod, spec, hint);
-  if (!devices.ok()) return Unexpected(node, name, "device", hint, devices.status());
-  state.devices = *std::move(devices);
-  if (node.cpu.has_value()) {
-    absl::StatusOr<cpu::Allocation> cpus =
-        node.cpu->Allocate(std::move(state.cpu), cpu_request, hint.affinity);
-    if (!cpus.ok()) {
-      const std::string reason = cpu::RejectionReason(cpus.status());
-      if (reason == kSmtAlignmentError) {
-        // The CPU manager's own error type: kubelet uses its text as the message.
-        return Failure{
-            reason, fmt::format("{}{}", cpus.status().message(), Context(node, name, "cpu", hint))};
-      }
-      return Unexpected(node, name, "cpu", hint, cpus.status());
-    }
-    state.cpu = std::move(cpus->state);
-  }
-  if (node.memory_static) {
-    absl::StatusOr<memory::MemoryState> mem =
-        memory::Allocate(std::move(state.memory), pod, c, guaranteed, hint);
-    if (!mem.ok()) return Unexpected(node, name, "memory", hint, mem.status());
-    state.memory = *std::move(mem);
-  }
-  return std::nullopt;
+// A provider's allocation failure, with where it happened after kubelet's text.
+Failure AllocationFailure(const NodePolicy& node, std::string_view container,
+                          const Provider& provider, const hints::TopologyHint& hint,
+                          const ProviderFailure& failure) {
+  const std::string where =
+      fmt::format(" (container \"{}\", {} manager, topology hint {})", container,
+                  provider.manager(), HintText(hint, node.numa_ids));
+  if (failure.message_is_reason) return Failure{failure.reason, failure.message + where};
+  return Failure{failure.reason, fmt::format("Allocate failed due to {}, which is unexpected{}",
+                                             failure.message, where)};
 }
 
 // Why a merge did not admit, in words.
@@ -162,19 +93,17 @@ std::optional<Failure> RunMerge(const NodePolicy& node, hints::Policy policy,
 }
 
 // Collects one provider's hints, or the failure kubelet would end up reporting.
-template <typename T>
-std::optional<Failure> Collect(std::string_view container, std::string_view provider,
-                               absl::StatusOr<T> hints, MergeStep& step) {
+std::optional<Failure> Collect(std::string_view container, const Provider& provider,
+                               absl::StatusOr<hints::ProviderHints> hints, MergeStep& step) {
   if (!hints.ok()) {
     // kubelet's providers log such errors and answer "no preference"; the allocation then
     // fails with the same error, which is the rejection kubelet ends up with.
     return Failure{std::string(kUnexpectedAdmissionError),
                    fmt::format("Allocate failed due to {}, which is unexpected (container \"{}\", "
                                "{} manager, while computing hints)",
-                               hints.status().message(), container,
-                               provider == kDevicesProvider ? "device" : provider)};
+                               hints.status().message(), container, provider.manager())};
   }
-  step.providers.push_back(ProviderHintsEntry{std::string(provider), *std::move(hints)});
+  step.providers.push_back(ProviderHintsEntry{std::string(provider.name()), *std::move(hints)});
   return std::nullopt;
 }
 
@@ -233,28 +162,15 @@ class Admission {
 
   std::optional<Failure> RunContainerScope(hints::Policy policy) {
     for (size_t i = 0; i < order_.size(); ++i) {
-      const pod::Container& spec = *order_[i].spec;
-      const std::string& name = spec.name;
+      const std::string& name = order_[i].spec->name;
       MergeStep& step = result_.explanation.merges.emplace_back();
       step.container = name;
-      if (auto f = Collect(
-              name, kDevicesProvider,
-              device::GetContainerTopologyHints(node_.devices, state_.devices, pod_, spec), step)) {
-        return f;
-      }
-      step.providers.push_back(ProviderHintsEntry{
-          std::string(kCpuProvider), node_.cpu.has_value()
-                                         ? cpu::GetTopologyHints(*node_.cpu, state_.cpu, CpuFor(i))
-                                         : hints::ProviderHints()});
-      if (node_.memory_static) {
-        if (auto f = Collect(
-                name, kMemoryProvider,
-                memory::GetContainerTopologyHints(state_.memory, pod_, order_[i], guaranteed_),
-                step)) {
+      const ContainerContext context = ContextFor(i);
+      for (const Provider* provider : Providers()) {
+        if (auto f =
+                Collect(name, *provider, provider->ContainerHints(node_, state_, context), step)) {
           return f;
         }
-      } else {
-        step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
       }
       if (auto f = RunMerge(node_, policy, options_.merge_limits, step)) return f;
       if (auto f = Allocate(i, step.merged.hint)) return f;
@@ -264,28 +180,11 @@ class Admission {
 
   std::optional<Failure> RunPodScope(hints::Policy policy) {
     MergeStep& step = result_.explanation.merges.emplace_back();
-    if (auto f = Collect("(pod)", kDevicesProvider,
-                         device::GetPodTopologyHints(node_.devices, state_.devices, pod_), step)) {
-      return f;
-    }
-    if (node_.cpu.has_value()) {
-      std::vector<cpu::ContainerRequest> requests;
-      for (const pod::OrderedContainer& c : order_) {
-        requests.push_back(CpuRequest(pod_, c, guaranteed_));
-      }
-      step.providers.push_back(
-          ProviderHintsEntry{std::string(kCpuProvider),
-                             cpu::GetPodTopologyHints(*node_.cpu, state_.cpu, pod_.uid, requests)});
-    } else {
-      step.providers.push_back(ProviderHintsEntry{std::string(kCpuProvider), std::nullopt});
-    }
-    if (node_.memory_static) {
-      if (auto f = Collect("(pod)", kMemoryProvider,
-                           memory::GetPodTopologyHints(state_.memory, pod_), step)) {
+    const PodContext context{.pod = pod_, .order = order_, .guaranteed = guaranteed_};
+    for (const Provider* provider : Providers()) {
+      if (auto f = Collect("(pod)", *provider, provider->PodHints(node_, state_, context), step)) {
         return f;
       }
-    } else {
-      step.providers.push_back(ProviderHintsEntry{std::string(kMemoryProvider), std::nullopt});
     }
     if (auto f = RunMerge(node_, policy, options_.merge_limits, step)) return f;
     const hints::TopologyHint hint = step.merged.hint;
@@ -308,20 +207,27 @@ class Admission {
     return held;
   }
 
-  cpu::ContainerRequest CpuFor(size_t i) const {
-    cpu::ContainerRequest request = CpuRequest(pod_, order_[i], guaranteed_);
-    request.held_alongside = alongside_.For(i);
-    return request;
+  ContainerContext ContextFor(size_t i) const {
+    return ContainerContext{.pod = pod_,
+                            .container = order_[i],
+                            .guaranteed = guaranteed_,
+                            .held_alongside = alongside_.For(i)};
   }
 
+  // Every provider's Allocate for container `i`, in registration order; the first failure wins
+  // (kubelet stops there too). The state moves through the providers: after a failure it is
+  // partly updated, and the admission drops it (all or nothing, per pod).
   std::optional<Failure> Allocate(size_t i, const hints::TopologyHint& hint) {
-    const pod::Container& spec = *order_[i].spec;
-    affinity_[spec.name] = hint;
-    if (auto f = AllocateContainer(node_, state_, pod_, order_[i], guaranteed_, CpuFor(i), hint)) {
-      return f;
+    const std::string& name = order_[i].spec->name;
+    affinity_[name] = hint;
+    const ContainerContext context = ContextFor(i);
+    for (const Provider* provider : Providers()) {
+      if (auto f = provider->Allocate(node_, state_, context, hint)) {
+        return AllocationFailure(node_, name, *provider, hint, *f);
+      }
     }
     if (node_.cpu.has_value()) {
-      if (std::optional<CpuSet> cpus = state_.cpu.Assignment(pod_.uid, spec.name)) {
+      if (std::optional<CpuSet> cpus = state_.cpu.Assignment(pod_.uid, name)) {
         alongside_.Allocated(i, *cpus);
       }
     }
@@ -411,28 +317,9 @@ AllocationState Release(const NodePolicy& node, const AllocationState& state,
                         std::string_view pod_uid, std::optional<std::string_view> container) {
   AllocationState out = state;
   const std::string uid(pod_uid);
-  std::set<std::string> names;
-  if (container.has_value()) {
-    names.insert(std::string(*container));
-  } else {
-    if (auto it = out.cpu.assignments.find(uid); it != out.cpu.assignments.end()) {
-      for (const auto& [name, cpus] : it->second) names.insert(name);
-    }
-  }
-  if (node.cpu.has_value()) {
-    for (const std::string& name : names) out.cpu = node.cpu->RemoveContainer(out.cpu, uid, name);
-  }
-  if (container.has_value()) {
-    out.memory = memory::RemoveContainer(std::move(out.memory), uid, *container);
-    out.devices = device::ReleaseContainer(std::move(out.devices), uid, *container);
-  } else {
-    out.cpu.cpus_to_reuse.erase(uid);
-    out.memory = memory::RemovePod(std::move(out.memory), uid);
-    if (auto it = out.memory.init_reusable.find(uid); it != out.memory.init_reusable.end()) {
-      out.memory.init_reusable.erase(it);
-    }
-    out.devices = device::ReleasePod(std::move(out.devices), uid);
-  }
+  const std::optional<std::string> name =
+      container ? std::optional<std::string>(*container) : std::nullopt;
+  for (const Provider* provider : Providers()) provider->Release(node, out, uid, name);
   return out;
 }
 

@@ -840,12 +840,12 @@ MemoryState RemoveContainer(MemoryState state, std::string_view pod_uid,
 }
 
 MemoryState RemovePod(MemoryState state, std::string_view pod_uid) {
+  state.init_reusable.erase(std::string(pod_uid));
   auto pod = state.assignments.find(pod_uid);
   if (pod == state.assignments.end()) return state;
   std::vector<std::string> names;
   for (const auto& [name, blocks] : pod->second) names.push_back(name);
   for (const std::string& name : names) state = RemoveContainer(std::move(state), pod_uid, name);
-  state.init_reusable.erase(std::string(pod_uid));
   return state;
 }
 

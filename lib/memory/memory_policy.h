@@ -109,7 +109,7 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
 // RemoveContainer: returns the container's bytes and group memberships (no-op when unknown).
 MemoryState RemoveContainer(MemoryState state, std::string_view pod_uid,
                             std::string_view container_name);
-// Every container of the pod.
+// Every container of the pod, and the pod's reuse bookkeeping of init containers' memory.
 MemoryState RemovePod(MemoryState state, std::string_view pod_uid);
 
 // The NUMA OS ids of the container's blocks (cpuset.mems); empty when it has none.
