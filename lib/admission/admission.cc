@@ -27,9 +27,8 @@ struct Failure {
 Failure AllocationFailure(const NodePolicy& node, std::string_view container,
                           const Provider& provider, const hints::TopologyHint& hint,
                           const ProviderFailure& failure) {
-  const std::string where =
-      fmt::format(" (container \"{}\", {} manager, topology hint {})", container,
-                  provider.manager(), HintText(hint, node.numa_ids));
+  const std::string where = fmt::format(" (container \"{}\", {} manager, topology hint {})",
+                                        container, provider.manager(), HintText(hint, node.numa));
   if (failure.message_is_reason) return Failure{failure.reason, failure.message + where};
   return Failure{failure.reason, fmt::format("Allocate failed due to {}, which is unexpected{}",
                                              failure.message, where)};
@@ -44,12 +43,12 @@ std::string AffinityMessage(const NodePolicy& node, const MergeStep& step, hints
     why = "no single NUMA node suits every resource";
   } else {
     why = fmt::format("no NUMA placement is preferred by every resource (best: {})",
-                      HintText(step.merged.hint, node.numa_ids));
+                      HintText(step.merged.hint, node.numa));
   }
   std::vector<std::string> parts;
   for (const ProviderHintsEntry& p : step.providers) {
     if (!p.hints.has_value() || p.hints->empty()) continue;  // no preference: not the cause
-    parts.push_back(ProviderHintsText(p.provider, p.hints, node.numa_ids));
+    parts.push_back(ProviderHintsText(p.provider, p.hints, node.numa));
   }
   return fmt::format("{}: {} (policy {}): {}{}{}", kTopologyAffinityMessage, who,
                      hints::PolicyName(policy), why, parts.empty() ? "" : "; ",
@@ -249,7 +248,7 @@ class Admission {
                : node_.cpu.has_value() ? state_.cpu.default_cpu_set
                                        : node_.all_cpus;
       const hints::TopologyHint& hint = affinity_[name];
-      if (hint.affinity.has_value()) a.numa_affinity = MaskIds(*hint.affinity, node_.numa_ids);
+      if (hint.affinity.has_value()) a.numa_affinity = node_.numa.Ids(*hint.affinity);
       if (node_.memory_static) {
         a.memory_numa = memory::ContainerMemoryNumaNodes(state_.memory, pod_.uid, name);
       }

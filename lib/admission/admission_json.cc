@@ -5,25 +5,24 @@
 namespace topologyd::admission {
 namespace {
 
-nlohmann::json Affinity(const std::optional<hints::NumaMask>& mask,
-                        const std::vector<int>& numa_ids) {
+nlohmann::json Affinity(const std::optional<hints::NumaMask>& mask, const hints::NumaIndex& numa) {
   if (!mask.has_value()) return nullptr;
-  return MaskIds(*mask, numa_ids);
+  return numa.Ids(*mask);
 }
 
 nlohmann::json HintArray(const std::vector<hints::TopologyHint>& list,
-                         const std::vector<int>& numa_ids) {
+                         const hints::NumaIndex& numa) {
   nlohmann::json out = nlohmann::json::array();
   for (const hints::TopologyHint& h : list) {
-    out.push_back({{"affinity", Affinity(h.affinity, numa_ids)}, {"preferred", h.preferred}});
+    out.push_back({{"affinity", Affinity(h.affinity, numa)}, {"preferred", h.preferred}});
   }
   return out;
 }
 
-nlohmann::json Merged(const MergeStep& step, const std::vector<int>& numa_ids) {
+nlohmann::json Merged(const MergeStep& step, const hints::NumaIndex& numa) {
   nlohmann::json out = {
       {"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
-      {"affinity", Affinity(step.merged.hint.affinity, numa_ids)},
+      {"affinity", Affinity(step.merged.hint.affinity, numa)},
       {"preferred", step.merged.hint.preferred},
       {"admit", step.merged.admit}};
   // Only for a merge given up at its limits, so ordinary documents keep their shape.
@@ -45,18 +44,18 @@ nlohmann::json ContainerAllocationToJson(const ContainerAllocation& c) {
 }
 
 nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints,
-                                   const std::vector<int>& numa_ids) {
+                                   const hints::NumaIndex& numa) {
   if (!hints.has_value()) return nullptr;
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [resource, list] : *hints) {
     if (!list.has_value()) {
       out[resource] = nullptr;
     } else if (!list->upward_closed) {
-      out[resource] = HintArray(list->hints, numa_ids);
+      out[resource] = HintArray(list->hints, numa);
     } else {
       out[resource] = {{"upward_closed", true},
-                       {"universe", MaskIds(list->universe, numa_ids)},
-                       {"hints", HintArray(list->hints, numa_ids)}};
+                       {"universe", numa.Ids(list->universe)},
+                       {"hints", HintArray(list->hints, numa)}};
     }
   }
   return out;
@@ -81,12 +80,12 @@ nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResu
   for (const MergeStep& step : e.merges) {
     nlohmann::json providers = nlohmann::json::object();
     for (const ProviderHintsEntry& p : step.providers) {
-      providers[p.provider] = ProviderHintsToJson(p.hints, node.numa_ids);
+      providers[p.provider] = ProviderHintsToJson(p.hints, node.numa);
     }
     hints.push_back(
         {{"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
          {"providers", providers}});
-    merged.push_back(Merged(step, node.numa_ids));
+    merged.push_back(Merged(step, node.numa));
   }
   doc["hints"] = hints;
   doc["merged"] = merged;

@@ -38,9 +38,8 @@ namespace topologyd::admission {
 
 nlohmann::json ContainerAllocationToJson(const ContainerAllocation& container);
 
-// One provider's answer (see above), NUMA positions translated with `numa_ids`.
-nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints,
-                                   const std::vector<int>& numa_ids);
+// One provider's answer (see above), NUMA positions translated to OS ids by `numa`.
+nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints, const hints::NumaIndex& numa);
 
 // The document above; the explanation keys only when `with_explanation`.
 nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResult& result,

@@ -5,35 +5,26 @@
 
 namespace topologyd::admission {
 
-std::vector<int> MaskIds(hints::NumaMask mask, const std::vector<int>& numa_ids) {
-  std::vector<int> ids;
-  for (int position : mask.Ids()) {
-    if (position < static_cast<int>(numa_ids.size())) ids.push_back(numa_ids[position]);
-  }
-  return ids;
+std::string MaskText(hints::NumaMask mask, const hints::NumaIndex& numa) {
+  return fmt::format("[{}]", fmt::join(numa.Ids(mask), ","));
 }
 
-std::string MaskText(hints::NumaMask mask, const std::vector<int>& numa_ids) {
-  return fmt::format("[{}]", fmt::join(MaskIds(mask, numa_ids), ","));
-}
-
-std::string HintText(const hints::TopologyHint& hint, const std::vector<int>& numa_ids) {
+std::string HintText(const hints::TopologyHint& hint, const hints::NumaIndex& numa) {
   if (!hint.affinity.has_value()) {
     return hint.preferred ? "any NUMA node (preferred)" : "any NUMA node (not preferred)";
   }
-  return fmt::format("NUMA {} {}", MaskText(*hint.affinity, numa_ids),
+  return fmt::format("NUMA {} {}", MaskText(*hint.affinity, numa),
                      hint.preferred ? "preferred" : "not preferred");
 }
 
-std::string HintListText(const hints::HintList& list, const std::vector<int>& numa_ids,
-                         int max_masks) {
+std::string HintListText(const hints::HintList& list, const hints::NumaIndex& numa, int max_masks) {
   if (!list.has_value()) return "no preference";
   if (list->hints.empty()) return "cannot be satisfied";
   std::vector<std::string> preferred;
   std::vector<std::string> other;
   bool any_preferred = false;
   for (const hints::TopologyHint& h : list->hints) {
-    const std::string text = h.affinity.has_value() ? MaskText(*h.affinity, numa_ids) : "any";
+    const std::string text = h.affinity.has_value() ? MaskText(*h.affinity, numa) : "any";
     if (h.preferred) {
       any_preferred = true;
       preferred.push_back(text);
@@ -54,11 +45,11 @@ std::string HintListText(const hints::HintList& list, const std::vector<int>& nu
 }
 
 std::string ProviderHintsText(std::string_view provider, const hints::ProviderHints& hints,
-                              const std::vector<int>& numa_ids) {
+                              const hints::NumaIndex& numa) {
   if (!hints.has_value() || hints->empty()) return fmt::format("{}: no preference", provider);
   std::vector<std::string> parts;
   for (const auto& [resource, list] : *hints) {
-    parts.push_back(fmt::format("{}: {}", resource, HintListText(list, numa_ids)));
+    parts.push_back(fmt::format("{}: {}", resource, HintListText(list, numa)));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }

@@ -236,7 +236,9 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const config::Config& config,
                                            const topology::Topology& topology) {
   NodePolicy node;
   node.topology = std::make_shared<const topology::Topology>(topology);
-  for (const topology::NumaNode& n : topology.numa_nodes) node.numa_ids.push_back(n.id);
+  std::vector<int> numa_ids;
+  for (const topology::NumaNode& n : topology.numa_nodes) numa_ids.push_back(n.id);
+  node.numa = hints::NumaIndex(std::move(numa_ids));
   node.distances = DistanceMatrix(topology);
   node.all_cpus = topology.AllCpus();
   node.pod_policy_override = config.pod_policy_override;

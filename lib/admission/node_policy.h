@@ -25,6 +25,7 @@
 #include "lib/cpuset/cpuset.h"
 #include "lib/device/device_pool.h"
 #include "lib/device/device_state.h"
+#include "lib/hints/numa_index.h"
 #include "lib/hints/policy.h"
 #include "lib/memory/memory_state.h"
 #include "lib/topology/topology.h"
@@ -46,8 +47,8 @@ std::string_view ScopeName(Scope scope);
 
 struct NodePolicy {
   std::shared_ptr<const topology::Topology> topology;
-  // OS id of every NUMA position (hint masks are over positions, see lib/hints/numa_mask.h).
-  std::vector<int> numa_ids;
+  // NUMA positions (hint masks) and OS ids (everything else), translated here only.
+  hints::NumaIndex numa;
   // Position-indexed distance matrix for prefer-closest-numa-nodes; empty when unknown.
   std::vector<std::vector<double>> distances;
 
@@ -74,7 +75,7 @@ struct NodePolicy {
   // strict-cpu-reservation; memory tables at allocatable; no devices held).
   AllocationState empty_state;
 
-  int num_nodes() const { return static_cast<int>(numa_ids.size()); }
+  int num_nodes() const { return numa.size(); }
 };
 
 // Builds and validates the node policy. INVALID_ARGUMENT (or FAILED_PRECONDITION for a machine

@@ -15,18 +15,11 @@ using hints::ResourceHints;
 using hints::TopologyHint;
 
 NumaMask MaskOf(const CpuTopology& topology, const std::vector<int>& numa_ids) {
-  uint64_t bits = 0;
-  for (int id : numa_ids) {
-    const int position = topology.NumaPosition(id);
-    if (position >= 0 && position < NumaMask::kMaxNodes) bits |= uint64_t{1} << position;
-  }
-  return NumaMask(bits);
+  return topology.numa().Mask(numa_ids);
 }
 
 std::vector<int> NumaIdsOf(const CpuTopology& topology, NumaMask mask) {
-  std::vector<int> ids;
-  for (int position : mask.Ids()) ids.push_back(topology.NumaIdAtPosition(position));
-  return ids;
+  return topology.numa().Ids(mask);
 }
 
 // The smallest number of NUMA nodes whose CPUs (all of them, free or not) could hold the

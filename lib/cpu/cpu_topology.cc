@@ -8,10 +8,8 @@
 namespace topologyd::cpu {
 
 CpuTopology::CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details,
-                         std::map<int, int> numa_positions)
-    : counters_(counters),
-      details_(std::move(details)),
-      numa_positions_(std::move(numa_positions)) {
+                         hints::NumaIndex numa)
+    : counters_(counters), details_(std::move(details)), numa_(std::move(numa)) {
   if (!details_.empty() && details_.rbegin()->first >= 0) {
     by_id_.resize(static_cast<size_t>(details_.rbegin()->first) + 1);
   }
@@ -23,9 +21,10 @@ CpuTopology::CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details,
     core_cpus_[info.core_id].Add(cpu);
     uncore_cpus_[info.uncore_id].Add(cpu);
   }
-  if (numa_positions_.empty()) {
-    int position = 0;
-    for (const auto& [numa, cpus] : numa_cpus_) numa_positions_[numa] = position++;
+  if (numa_.size() == 0) {
+    std::vector<int> ids;
+    for (const auto& [id, cpus] : numa_cpus_) ids.push_back(id);
+    numa_ = hints::NumaIndex(std::move(ids));
   }
 }
 
@@ -93,23 +92,9 @@ CpuSet CpuTopology::CpusOfCoresContaining(const CpuSet& cpus) const {
   return result;
 }
 
-int CpuTopology::NumaPosition(int numa_id) const {
-  auto it = numa_positions_.find(numa_id);
-  return it == numa_positions_.end() ? -1 : it->second;
-}
-
-int CpuTopology::NumaIdAtPosition(int position) const {
-  for (const auto& [id, pos] : numa_positions_) {
-    if (pos == position) return id;
-  }
-  return -1;
-}
-
 CpuTopology FromTopology(const topology::Topology& topology) {
-  std::map<int, int> positions;
-  for (size_t i = 0; i < topology.numa_nodes.size(); ++i) {
-    positions[topology.numa_nodes[i].id] = static_cast<int>(i);
-  }
+  std::vector<int> numa_ids;
+  for (const topology::NumaNode& node : topology.numa_nodes) numa_ids.push_back(node.id);
   std::map<int, CpuInfo> details;
   // Cores are counted as (package, core id) pairs: kubelet's test maps reuse a CoreID in two
   // packages and still count two cores (their NumCores says so).
@@ -138,7 +123,7 @@ CpuTopology FromTopology(const topology::Topology& topology) {
   counters.num_sockets = static_cast<int>(topology.packages.size());
   counters.num_numa_nodes = static_cast<int>(numas.size());
   counters.num_uncore_caches = static_cast<int>(uncores.size());
-  return CpuTopology(counters, std::move(details), std::move(positions));
+  return CpuTopology(counters, std::move(details), hints::NumaIndex(std::move(numa_ids)));
 }
 
 }  // namespace topologyd::cpu

@@ -13,8 +13,8 @@
 // counters and a map, exactly like kubelet's Go test literals.
 //
 // NUMA positions: hint masks (lib/hints/numa_mask.h) are over positions in the machine's
-// NUMA node list (ascending OS id, CPU-less nodes included). A CpuTopology remembers the
-// position of every NUMA id it knows so that hints and affinities translate exactly.
+// NUMA node list (ascending OS id, CPU-less nodes included). A CpuTopology keeps the machine's
+// NumaIndex so that hints and affinities translate exactly.
 //
 // Immutable after construction; const access from many threads is fine.
 #pragma once
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "lib/cpuset/cpuset.h"
+#include "lib/hints/numa_index.h"
 #include "lib/topology/topology.h"
 
 namespace topologyd::cpu {
@@ -50,10 +51,9 @@ struct CpuCounters {
 class CpuTopology {
  public:
   CpuTopology() = default;
-  // `numa_positions` maps NUMA id -> position for hint masks; when empty, the NUMA ids of
-  // the map in ascending order get positions 0, 1, ...
-  CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details,
-              std::map<int, int> numa_positions = {});
+  // `numa`: the machine's NUMA nodes (positions for hint masks); when empty, the NUMA ids of
+  // the map's CPUs.
+  CpuTopology(CpuCounters counters, std::map<int, CpuInfo> details, hints::NumaIndex numa = {});
 
   const CpuCounters& counters() const { return counters_; }
   int num_cpus() const { return counters_.num_cpus; }
@@ -92,10 +92,8 @@ class CpuTopology {
   // CPUs of every core (by CoreID) holding a CPU of `cpus` (kubelet's reservedPhysicalCPUs).
   CpuSet CpusOfCoresContaining(const CpuSet& cpus) const;
 
-  // NUMA id <-> hint-mask position. -1 when unknown.
-  int NumaPosition(int numa_id) const;
-  int NumaIdAtPosition(int position) const;
-  const std::map<int, int>& numa_positions() const { return numa_positions_; }
+  // NUMA id <-> hint-mask position.
+  const hints::NumaIndex& numa() const { return numa_; }
 
  private:
   CpuCounters counters_;
@@ -103,7 +101,7 @@ class CpuTopology {
   // details_ indexed by non-negative CPU id (ids absent from the map hold a default CpuInfo;
   // cpus_ says which are present). Sized by the largest id, like a CpuSet of these CPUs.
   std::vector<CpuInfo> by_id_;
-  std::map<int, int> numa_positions_;
+  hints::NumaIndex numa_;
   CpuSet cpus_;
   std::map<int, CpuSet> numa_cpus_;
   std::map<int, CpuSet> socket_cpus_;

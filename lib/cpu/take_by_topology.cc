@@ -36,11 +36,7 @@ absl::StatusOr<CpuSet> AllocateCpus(const CpuTopology& topology, const TakeOptio
                                     const std::optional<hints::NumaMask>& affinity) {
   CpuSet result;
   if (affinity.has_value()) {
-    std::vector<int> numa_ids;
-    for (int position : affinity->Ids()) {
-      int id = topology.NumaIdAtPosition(position);
-      if (id >= 0) numa_ids.push_back(id);
-    }
+    const std::vector<int> numa_ids = topology.numa().Ids(*affinity);
     CpuSet aligned_scope = options.align_by_socket
                                ? topology.CpusInSockets(topology.SocketsInNumaNodes(numa_ids))
                                : topology.CpusInNumaNodes(numa_ids);

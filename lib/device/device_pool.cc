@@ -16,13 +16,6 @@ absl::Status PoolError(size_t index, std::string_view resource, std::string_view
       fmt::format("devices[{}] (resourceName \"{}\"): {}", index, resource, message));
 }
 
-int PositionOf(const topology::Topology& topology, int numa_id) {
-  for (size_t i = 0; i < topology.numa_nodes.size(); ++i) {
-    if (topology.numa_nodes[i].id == numa_id) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 Device MakeDevice(std::string id, std::vector<int> numa_ids, const topology::Topology& topology) {
   std::sort(numa_ids.begin(), numa_ids.end());
   numa_ids.erase(std::unique(numa_ids.begin(), numa_ids.end()), numa_ids.end());
@@ -32,7 +25,7 @@ Device MakeDevice(std::string id, std::vector<int> numa_ids, const topology::Top
   for (int numa : numa_ids) {
     // Nodes the topology does not know (unlikely from hwloc) are dropped, so a device's mask
     // and its id list always agree.
-    const int pos = PositionOf(topology, numa);
+    const int pos = topology.NumaPosition(numa);
     if (pos < 0 || pos >= hints::NumaMask::kMaxNodes) continue;
     bits |= uint64_t{1} << pos;
     d.numa_nodes.push_back(numa);
@@ -111,7 +104,7 @@ absl::Status ValidateDevicePools(const std::vector<DevicePoolConfig>& pools,
       if (dev.id.empty()) return PoolError(i, pool.resource_name, "device with an empty id");
       TOPOLOGYD_RETURN_IF_ERROR(claim(dev.id));
       for (int numa : dev.numa_nodes) {
-        if (PositionOf(topology, numa) < 0) {
+        if (topology.NumaPosition(numa) < 0) {
           return PoolError(i, pool.resource_name,
                            fmt::format("device \"{}\": NUMA node {} does not exist", dev.id, numa));
         }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "lib/common/status_macros.h"
+#include "lib/hints/numa_index.h"
 #include "lib/memory/memory_internal.h"
 
 #include "fmt/format.h"
@@ -21,28 +22,11 @@ bool IsMemoryType(std::string_view name) {
   return name == kMemory || pod::IsHugePageResourceName(name);
 }
 
-std::vector<int> NodeIds(const MemoryState& state) {
+// The nodes of the state's tables: masks are over their positions.
+hints::NumaIndex NumaOf(const MemoryState& state) {
   std::vector<int> ids;
   for (const auto& [id, node] : state.machine_state) ids.push_back(id);
-  return ids;
-}
-
-// Position bits -> OS ids.
-std::vector<int> IdsOf(const std::vector<int>& node_ids, uint64_t bits) {
-  std::vector<int> out;
-  for (int pos : NumaMask(bits).Ids()) {
-    if (pos < static_cast<int>(node_ids.size())) out.push_back(node_ids[static_cast<size_t>(pos)]);
-  }
-  return out;
-}
-
-uint64_t BitsOf(const std::vector<int>& node_ids, const std::vector<int>& ids) {
-  uint64_t bits = 0;
-  for (int id : ids) {
-    auto it = std::find(node_ids.begin(), node_ids.end(), id);
-    if (it != node_ids.end()) bits |= uint64_t{1} << (it - node_ids.begin());
-  }
-  return bits;
+  return hints::NumaIndex(std::move(ids));
 }
 
 const MemoryTable* Table(const MemoryState& state, int id, std::string_view type) {
@@ -71,7 +55,7 @@ bool SameGroup(std::vector<int> a, std::vector<int> b) {
 // The request and the machine as flat per-position arrays, for the hint walk: no map lookups
 // per mask. Types are in the request's (name) order.
 struct HintContext {
-  std::vector<int> node_ids;
+  hints::NumaIndex numa;
   std::vector<int> positions;  // the enumeration domain, ascending
   int types = 0;
   std::vector<uint64_t> request;      // [t]
@@ -88,19 +72,13 @@ struct HintContext {
   std::vector<std::pair<uint64_t, std::vector<uint64_t>>> reusable;
 };
 
-// The position of OS id `id`, or -1.
-int PositionOf(const std::vector<int>& node_ids, int id) {
-  auto it = std::lower_bound(node_ids.begin(), node_ids.end(), id);
-  return it != node_ids.end() && *it == id ? static_cast<int>(it - node_ids.begin()) : -1;
-}
-
 // The position bits of `ids` when they are distinct nodes at positions below 64 (in ascending
 // order if `ascending`); 0 otherwise.
-uint64_t ExactBits(const std::vector<int>& node_ids, const std::vector<int>& ids, bool ascending) {
+uint64_t ExactBits(const hints::NumaIndex& numa, const std::vector<int>& ids, bool ascending) {
   uint64_t bits = 0;
   int last = -1;
   for (int id : ids) {
-    const int pos = PositionOf(node_ids, id);
+    const int pos = numa.Position(id);
     if (pos < 0 || pos >= NumaMask::kMaxNodes) return 0;
     if (ascending && pos <= last) return 0;
     last = pos;
@@ -114,8 +92,8 @@ uint64_t ExactBits(const std::vector<int>& node_ids, const std::vector<int>& ids
 HintContext MakeHintContext(const MemoryState& state, std::string_view pod_uid,
                             const Request& request) {
   HintContext c;
-  c.node_ids = NodeIds(state);
-  const int n = static_cast<int>(c.node_ids.size());
+  c.numa = NumaOf(state);
+  const int n = c.numa.size();
   const int usable = std::min(n, NumaMask::kMaxNodes);
   c.types = static_cast<int>(request.size());
   for (const auto& [type, bytes] : request) c.request.push_back(bytes);
@@ -149,14 +127,14 @@ HintContext MakeHintContext(const MemoryState& state, std::string_view pod_uid,
       c.multi_cells |= bit;
       if (node.number_of_assignments == 0) c.multi_unassigned |= bit;
     }
-    c.group[static_cast<size_t>(pos)] = ExactBits(c.node_ids, node.cells, /*ascending=*/false);
+    c.group[static_cast<size_t>(pos)] = ExactBits(c.numa, node.cells, /*ascending=*/false);
     ++pos;
   }
   auto pod = state.init_reusable.find(pod_uid);
   if (pod != state.init_reusable.end()) {
     for (const auto& [ids, bytes] : pod->second) {
       // Reusable() looks the mask's ascending ids up exactly.
-      const uint64_t bits = ExactBits(c.node_ids, ids, /*ascending=*/true);
+      const uint64_t bits = ExactBits(c.numa, ids, /*ascending=*/true);
       if (bits == 0) continue;
       std::vector<uint64_t> per_type;
       bool any = false;
@@ -235,7 +213,7 @@ int64_t Binomial(int n, int k) {
 std::vector<hints::TopologyHint> ExplicitHints(const HintContext& c, int64_t budget) {
   const int n = static_cast<int>(c.positions.size());
   const size_t t_count = static_cast<size_t>(c.types);
-  int min_size = static_cast<int>(c.node_ids.size());
+  int min_size = c.numa.size();
   std::vector<hints::TopologyHint> out;
   // Per level k (the first k nodes of the combination): node bits, the nodes every used node
   // among them allows beside it, and the allocatable and free sums.
@@ -423,7 +401,7 @@ std::optional<UpwardClosedHints> UpwardClosed(const HintContext& c, int64_t budg
 
   // The preferred size: the narrowest mask of the whole domain holding the request in
   // allocatable bytes (at most the narrowest generator).
-  int best = static_cast<int>(c.node_ids.size());
+  int best = c.numa.size();
   for (uint64_t g : out.generators) best = std::min(best, std::popcount(g));
   if (out.generators.empty()) return out;
   std::vector<int> domain_nodes(c.positions.begin(), c.positions.end());
@@ -509,14 +487,14 @@ std::map<std::string, hints::HintList> CalculateExplicitHints(const MemoryState&
 hints::ProviderHints RegenerateHints(const MemoryState& state, const std::vector<Block>& blocks,
                                      const Request& request) {
   if (blocks.size() != request.size()) return std::nullopt;
-  const std::vector<int> node_ids = NodeIds(state);
+  const hints::NumaIndex numa = NumaOf(state);
   std::map<std::string, hints::HintList> out;
   for (const auto& [type, bytes] : request) out[type] = hints::ResourceHints{};
   for (const Block& b : blocks) {
     auto it = request.find(b.type);
     if (it == request.end() || it->second != b.size) return std::nullopt;
-    out[b.type]->hints.push_back(hints::TopologyHint{
-        .affinity = NumaMask(BitsOf(node_ids, b.numa_affinity)), .preferred = true});
+    out[b.type]->hints.push_back(
+        hints::TopologyHint{.affinity = numa.Mask(b.numa_affinity), .preferred = true});
   }
   return out;
 }
@@ -755,7 +733,7 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
     return state;
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(const Request request, ContainerMemoryRequest(*c.spec));
-  const std::vector<int> node_ids = NodeIds(state);
+  const hints::NumaIndex numa = NumaOf(state);
 
   hints::TopologyHint best = affinity;
   if (!best.affinity) {
@@ -772,7 +750,7 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
     }
     best = def;
   }
-  if (!SatisfiesRequest(state, IdsOf(node_ids, best.affinity->bits()), request)) {
+  if (!SatisfiesRequest(state, numa.Ids(*best.affinity), request)) {
     const auto all = CalculateExplicitHints(state, pod.uid, request);
     std::vector<hints::TopologyHint> containing;
     auto mem = all.find(std::string(kMemory));
@@ -793,7 +771,7 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
     }
     best = extended;
   }
-  const std::vector<int> ids = IdsOf(node_ids, best.affinity->bits());
+  const std::vector<int> ids = numa.Ids(*best.affinity);
   if (ids.empty() || ViolatesGroups(state, ids)) {
     return Rejection("[memorymanager] preferred hint violates NUMA node allocation");
   }

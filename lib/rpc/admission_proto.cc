@@ -7,15 +7,13 @@ namespace v1 = ::topologyd::v1;
 
 // NUMA masks are over positions; the API speaks OS ids.
 void MaskToHint(const std::optional<hints::NumaMask>& affinity, bool preferred,
-                const std::vector<int>& numa_ids, v1::Hint* out) {
+                const hints::NumaIndex& numa, v1::Hint* out) {
   out->set_preferred(preferred);
   if (!affinity) {
     out->set_any_numa(true);
     return;
   }
-  for (int position : affinity->Ids()) {
-    if (position < static_cast<int>(numa_ids.size())) out->add_numa_nodes(numa_ids[position]);
-  }
+  for (int id : numa.Ids(*affinity)) out->add_numa_nodes(id);
 }
 
 void DevicesToProto(const std::map<std::string, std::vector<std::string>>& devices,
@@ -26,8 +24,8 @@ void DevicesToProto(const std::map<std::string, std::vector<std::string>>& devic
   }
 }
 
-void ProviderHintsToProto(const admission::ProviderHintsEntry& entry,
-                          const std::vector<int>& numa_ids, v1::ContainerExplanation* out) {
+void ProviderHintsToProto(const admission::ProviderHintsEntry& entry, const hints::NumaIndex& numa,
+                          v1::ContainerExplanation* out) {
   if (!entry.hints || entry.hints->empty()) {
     // A provider-level entry (empty resource): no map at all (no preference), or an empty
     // map, which kubelet's merge treats the same way but an explanation shows as such.
@@ -46,12 +44,10 @@ void ProviderHintsToProto(const admission::ProviderHintsEntry& entry,
     }
     r->set_upward_closed(list->upward_closed);
     if (list->upward_closed) {
-      for (int position : list->universe.Ids()) {
-        if (position < static_cast<int>(numa_ids.size())) r->add_universe(numa_ids[position]);
-      }
+      for (int id : numa.Ids(list->universe)) r->add_universe(id);
     }
     for (const hints::TopologyHint& h : list->hints) {
-      MaskToHint(h.affinity, h.preferred, numa_ids, r->add_hints());
+      MaskToHint(h.affinity, h.preferred, numa, r->add_hints());
     }
   }
 }
@@ -79,7 +75,7 @@ void AdmitReplyToProto(const engine::AdmitReply& in, v1::AdmitResponse* out) {
 
 void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* out) {
   const admission::AdmissionResult& result = in.result;
-  const std::vector<int>& numa_ids = in.policy->numa_ids;
+  const hints::NumaIndex& numa = in.policy->numa;
   v1::AdmitResponse* decision = out->mutable_decision();
   decision->set_admitted(result.admitted);
   decision->set_reason(result.reason);
@@ -100,9 +96,8 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
   for (const admission::MergeStep& step : explanation.merges) {
     v1::ContainerExplanation* e = out->add_containers();
     e->set_name(step.container.value_or(""));
-    for (const auto& entry : step.providers) ProviderHintsToProto(entry, numa_ids, e);
-    MaskToHint(step.merged.hint.affinity, step.merged.hint.preferred, numa_ids,
-               e->mutable_merged());
+    for (const auto& entry : step.providers) ProviderHintsToProto(entry, numa, e);
+    MaskToHint(step.merged.hint.affinity, step.merged.hint.preferred, numa, e->mutable_merged());
     e->set_admit(step.merged.admit);
     e->set_limit_error(step.limit_error);
     e->set_policy(std::string(hints::PolicyName(explanation.policy)));

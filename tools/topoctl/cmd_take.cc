@@ -111,7 +111,7 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   if (affinity_ids.has_value()) {
     uint64_t bits = 0;
     for (int id : *affinity_ids) {
-      const int position = cpus.NumaPosition(id);
+      const int position = cpus.numa().Position(id);
       if (position < 0 || position >= hints::NumaMask::kMaxNodes) {
         return Fail(kExitUsage, "--affinity names NUMA node " + std::to_string(id) +
                                     ", which the topology does not have");

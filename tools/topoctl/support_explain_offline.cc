@@ -28,11 +28,11 @@ void PrintOfflineExplainTable(const admission::NodePolicy& node, const topologyd
         continue;
       }
       for (const auto& [resource, list] : *p.hints) {
-        rows.push_back({p.provider, resource, admission::HintListText(list, node.numa_ids, 8)});
+        rows.push_back({p.provider, resource, admission::HintListText(list, node.numa, 8)});
       }
     }
     std::cout << RenderTable({"PROVIDER", "RESOURCE", "HINTS"}, rows);
-    std::cout << "Merged: " << admission::HintText(step.merged.hint, node.numa_ids) << " -> "
+    std::cout << "Merged: " << admission::HintText(step.merged.hint, node.numa) << " -> "
               << (step.merged.admit ? "admit" : "reject") << "\n";
     if (!step.limit_error.empty()) std::cout << "Merge given up: " << step.limit_error << "\n";
   }

@@ -247,7 +247,7 @@ TEST(NodePolicyTest, BuildsTheEmptyState) {
   absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
   ASSERT_TRUE(node.ok()) << node.status();
   EXPECT_EQ(node->policy, hints::Policy::kSingleNumaNode);
-  EXPECT_EQ(node->numa_ids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(node->numa.ids(), (std::vector<int>{0, 1}));
   ASSERT_TRUE(node->cpu.has_value());
   EXPECT_EQ(node->cpu->reserved().Size(), 2);
   // Without strict reservation the reserved CPUs stay in the shared pool.

@@ -64,7 +64,7 @@ absl::StatusOr<CpuTopology> KubeletTopology(const std::string& name) {
   absl::StatusOr<topology::Topology> machine = topology::LoadTopology(source);
   if (!machine.ok()) return machine.status();
   CpuTopology discovered = FromTopology(*machine);
-  CpuTopology literal(counters->second, discovered.details(), discovered.numa_positions());
+  CpuTopology literal(counters->second, discovered.details(), discovered.numa());
   cache.emplace(name, literal);
   return literal;
 }

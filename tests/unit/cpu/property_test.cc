@@ -132,7 +132,7 @@ TEST(CpuPropertyTest, AllocationsOverTheCorpus) {
           }
         }
         if (affinity.has_value() && !options->align_by_socket && !options->full_pcpus_only) {
-          const int numa = topo.NumaIdAtPosition(affinity->Ids()[0]);
+          const int numa = topo.numa().Id(affinity->Ids()[0]);
           const CpuSet inside =
               pool.Difference(reserved).Intersection(topo.CpusInNumaNodes({numa}));
           if (inside.Size() >= n) {
