@@ -5,6 +5,7 @@
 // service and how failing checkpoint writes show.
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <string>
@@ -306,6 +307,54 @@ TEST_F(GrpcApiTest, AReloadedContainerBoundAppliesToTheNextRequest) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(), HasSubstr("pod.containers: 2 containers (init and app); this "
                                            "node admits at most 1 per pod"));
+}
+
+// The largest pod the default limits accept (256 containers, a quarter of them init
+// containers, and 256 KiB of annotations) is admitted while Status keeps answering: no one
+// request holds the engine for long (the watchdog, kubelet's probes and other clients wait on
+// it). Each Status call gets 5 s, a sixth of the shipped WatchdogSec.
+TEST_F(GrpcApiTest, TheLargestAcceptedPodIsAdmittedWhileStatusKeepsAnswering) {
+  v1::AdmitRequest largest;
+  v1::Pod& pod = *largest.mutable_pod();
+  pod = GuaranteedPod("largest", "100m");
+  pod.clear_containers();
+  for (int i = 0; i < 256; ++i) {
+    v1::Container* c = i % 4 == 0 ? pod.add_init_containers() : pod.add_containers();
+    c->set_name("c" + std::to_string(i));
+    (*c->mutable_requests())["cpu"] = "100m";
+    (*c->mutable_requests())["memory"] = "1Mi";
+    *c->mutable_limits() = c->requests();
+  }
+  (*pod.mutable_annotations())["example.com/a"] = std::string(256 * 1024 - 13, 'x');
+
+  std::atomic<bool> admitting = true;
+  std::atomic<int> answered = 0;
+  std::atomic<int> failed = 0;
+  std::thread status([&] {
+    while (admitting) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + seconds(5));
+      v1::StatusResponse response;
+      if (stub_->Status(&context, {}, &response).ok()) {
+        ++answered;
+      } else {
+        ++failed;
+      }
+    }
+  });
+  v1::AdmitResponse response;
+  const grpc::Status admitted = stub_->Admit(Context().get(), largest, &response);
+  admitting = false;
+  status.join();
+  ASSERT_TRUE(admitted.ok()) << admitted.error_message();
+  EXPECT_TRUE(response.admitted()) << response.reason() << ": " << response.message();
+  EXPECT_EQ(response.containers_size(), 256);
+  EXPECT_EQ(failed, 0);
+  EXPECT_GE(answered, 1);
+  // Admitting it again answers from what it holds.
+  v1::AdmitResponse again;
+  ASSERT_TRUE(stub_->Admit(Context().get(), largest, &again).ok());
+  EXPECT_EQ(again.state_generation(), response.state_generation());
 }
 
 TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {
