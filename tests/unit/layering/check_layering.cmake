@@ -26,5 +26,6 @@ expect(good TRUE "")
 expect(allowed_edge TRUE "")
 expect(pure_links_adapter FALSE
        "pure module topologyd_logic links I/O: topologyd_logic -> topologyd_middle -> topologyd_io")
-expect(pure_links_io_library FALSE "pure module topologyd_logic links I/O: topologyd_logic -> yaml-cpp")
+expect(pure_links_io_library FALSE
+       "pure module topologyd_logic links I/O: topologyd_logic -> yaml-cpp")
 expect(forbidden_link FALSE "topologyd_tool must not link topologyd_io \\(only elsewhere\\)")
