@@ -4,8 +4,8 @@ add_executable(topologyd_load ${CMAKE_CURRENT_LIST_DIR}/load_tool.cc
                               ${CMAKE_CURRENT_LIST_DIR}/load_phases.cc)
 target_include_directories(topologyd_load PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(
-  topologyd_load PRIVATE topologyd::proto topologyd::state topologyd::cpuset topologyd::common
-                         CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads
+  topologyd_load PRIVATE topologyd::proto topologyd::state topologyd::state_store topologyd::cpuset
+                         topologyd::common CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads
                          topologyd_warnings)
 
 # A short run against a spawned daemon, so the tool keeps working: it exits non-zero when any

@@ -2,11 +2,17 @@
 # with an alias topologyd::<dir>, and every test registered with CTest labels.
 
 include_guard(GLOBAL)
+include(TopologydLayering)
 
-# topologyd_library(NAME <dir> SRCS ... [HDRS ...] [DEPS ...])
+# topologyd_library(NAME <dir> KIND pure|adapter SRCS ... [HDRS ...] [DEPS ...])
+# KIND pure: decision logic or data codecs, no I/O; adapter: reaches files, the kernel, the
+# hardware or the network. topologyd_check_layering() holds pure modules to it.
 function(topologyd_library)
-  cmake_parse_arguments(ARG "" "NAME" "SRCS;HDRS;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;KIND" "SRCS;HDRS;DEPS" ${ARGN})
   set(target topologyd_${ARG_NAME})
+  if(NOT ARG_KIND)
+    message(FATAL_ERROR "topologyd_library(${ARG_NAME}): KIND pure or KIND adapter is required")
+  endif()
   if(ARG_SRCS)
     add_library(${target} STATIC ${ARG_SRCS} ${ARG_HDRS})
     target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
@@ -17,6 +23,7 @@ function(topologyd_library)
     target_link_libraries(${target} INTERFACE ${ARG_DEPS})
   endif()
   add_library(topologyd::${ARG_NAME} ALIAS ${target})
+  topologyd_set_kind(${target} ${ARG_KIND})
 endfunction()
 
 # topologyd_test(NAME <name> SRCS ... [DEPS ...] [LABELS unit|integration|corpus] [ENV K=V ...])

@@ -26,7 +26,7 @@ void ConnectionGate::Accept(int fd) {
   const uint32_t cap = options_.cap();
   const size_t open = options_.peers->OpenConnectionsOf(creds->uid);
   std::lock_guard<std::mutex> lock(mu_);
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = options_.clock->Now();
   ShutDownRefusedLocked(now);
   if (open < cap) {
     if (auto it = over_cap_.find(creds->uid); it != over_cap_.end()) {
@@ -63,7 +63,7 @@ void ConnectionGate::Accept(int fd) {
 
 void ConnectionGate::ShutDownRefused() {
   std::lock_guard<std::mutex> lock(mu_);
-  ShutDownRefusedLocked(std::chrono::steady_clock::now());
+  ShutDownRefusedLocked(options_.clock->Now());
 }
 
 void ConnectionGate::ShutDownRefusedLocked(std::chrono::steady_clock::time_point now) {

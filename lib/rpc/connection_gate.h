@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/os/clock.h"
 #include "lib/rpc/peer_credentials.h"
 
 #include <sys/types.h>
@@ -31,6 +32,7 @@ struct ConnectionGateOptions {
   std::function<void(const std::string&)> info;
   std::chrono::milliseconds refused_grace{1000};
   size_t max_refused_pending = 32;
+  const os::Clock* clock = &os::DefaultClock();  // when grace periods end; tests move it on
 };
 
 class ConnectionGate {

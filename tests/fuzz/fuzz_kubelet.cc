@@ -9,10 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "lib/kubelet_import/kubelet_checkpoints.h"
+#include "lib/kubelet_import/kubelet_checksum.h"
+#include "lib/kubelet_import/kubelet_import.h"
 #include "lib/state/checkpoint_codec.h"
-#include "lib/state/kubelet_checkpoints.h"
-#include "lib/state/kubelet_checksum.h"
-#include "lib/state/kubelet_import.h"
 
 #include "nlohmann/json.hpp"
 

@@ -8,10 +8,10 @@
 
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
+#include "lib/kubelet_import/kubelet_device_advice.h"
+#include "lib/kubelet_import/kubelet_import.h"
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/file_system.h"
-#include "lib/state/kubelet_device_advice.h"
-#include "lib/state/kubelet_import.h"
 #include "tools/topoctl/command.h"
 
 #include "fmt/format.h"

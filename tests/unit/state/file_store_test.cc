@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "lib/state/checkpoint_codec.h"
+#include "tests/support/fault_injecting_file_system.h"
 #include "tests/unit/state/test_util.h"
 
 #include "absl/status/status.h"

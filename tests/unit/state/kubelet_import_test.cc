@@ -1,12 +1,12 @@
-#include "lib/state/kubelet_import.h"
+#include "lib/kubelet_import/kubelet_import.h"
 
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "lib/common/pci_bus_id.h"
-#include "lib/state/kubelet_checksum.h"
-#include "lib/state/kubelet_device_advice.h"
+#include "lib/kubelet_import/kubelet_checksum.h"
+#include "lib/kubelet_import/kubelet_device_advice.h"
 #include "tests/unit/state/test_util.h"
 
 #include "gtest/gtest.h"

@@ -18,7 +18,7 @@
 // Pure function; thread-safe.
 #pragma once
 
-#include "lib/state/kubelet_checkpoints.h"
+#include "lib/kubelet_import/kubelet_checkpoints.h"
 #include "lib/state/state.h"
 
 #include "absl/status/statusor.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "lib/state/kubelet_checkpoints.h"
+#include "lib/kubelet_import/kubelet_checkpoints.h"
 
 namespace topologyd::state::kubelet {
 

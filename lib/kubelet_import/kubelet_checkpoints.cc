@@ -1,4 +1,4 @@
-#include "lib/state/kubelet_checkpoints.h"
+#include "lib/kubelet_import/kubelet_checkpoints.h"
 
 #include <cctype>
 #include <charconv>
@@ -9,8 +9,8 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
+#include "lib/kubelet_import/kubelet_checksum.h"
 #include "lib/state/json_limits.h"
-#include "lib/state/kubelet_checksum.h"
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"

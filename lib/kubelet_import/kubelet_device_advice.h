@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "lib/state/kubelet_checkpoints.h"
+#include "lib/kubelet_import/kubelet_checkpoints.h"
 
 namespace topologyd::state::kubelet {
 

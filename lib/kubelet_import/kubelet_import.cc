@@ -1,4 +1,4 @@
-#include "lib/state/kubelet_import.h"
+#include "lib/kubelet_import/kubelet_import.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "lib/state/kubelet_checksum.h"
+#include "lib/kubelet_import/kubelet_checksum.h"
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"

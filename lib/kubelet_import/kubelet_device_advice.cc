@@ -1,4 +1,4 @@
-#include "lib/state/kubelet_device_advice.h"
+#include "lib/kubelet_import/kubelet_device_advice.h"
 
 #include <map>
 #include <set>

@@ -1,1 +1,0 @@
-target_link_libraries(topoctl PRIVATE topologyd::hints)

@@ -1,2 +1,0 @@
-# topoctl state import-kubelet: kubelet checkpoints -> topologyd state file.
-target_link_libraries(topoctl PRIVATE topologyd::state)
