@@ -71,7 +71,9 @@ class CpuTopology {
   // nullptr when `cpu` is not in the map. Constant time: the allocator asks for every free
   // CPU several times per admission.
   const CpuInfo* Find(int cpu) const;
-  // Like details().at(cpu): throws std::out_of_range when `cpu` is not in the map.
+  // The entry of `cpu`, which must be in the map (Cpus().Contains(cpu)); callers walk CPUs
+  // of the map. Never throws: an id outside the map is a caller bug (asserted in debug
+  // builds) and reads as a default CpuInfo.
   const CpuInfo& At(int cpu) const;
 
   // Every CPU in the map.
