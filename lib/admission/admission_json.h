@@ -45,5 +45,8 @@ nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints,
 // The document above; the explanation keys only when `with_explanation`.
 nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResult& result,
                                      bool with_explanation);
+// The same with hint masks over positions in `numa_ids` (a client reading the daemon's reply).
+nlohmann::json AdmissionResultToJson(const std::vector<int>& numa_ids,
+                                     const AdmissionResult& result, bool with_explanation);
 
 }  // namespace topologyd::admission

@@ -1,5 +1,13 @@
 #include "lib/rpc/admission_proto.h"
 
+#include <algorithm>
+#include <set>
+
+#include "lib/common/absl_fmt.h"
+#include "lib/common/status_macros.h"
+
+#include "fmt/format.h"
+
 namespace topologyd::rpc {
 namespace {
 
@@ -56,6 +64,88 @@ void ProviderHintsToProto(const admission::ProviderHintsEntry& entry,
   }
 }
 
+// --- reading an explanation back ---------------------------------------------------------
+
+// OS id -> mask position over the ascending ids the reply mentions.
+class NumaIndex {
+ public:
+  explicit NumaIndex(const v1::ExplainResponse& in) {
+    std::set<int> ids;
+    auto add = [&ids](const v1::Hint& h) {
+      ids.insert(h.numa_nodes().begin(), h.numa_nodes().end());
+    };
+    for (const v1::ContainerExplanation& e : in.containers()) {
+      add(e.merged());
+      for (const v1::ResourceHints& r : e.hints()) {
+        ids.insert(r.universe().begin(), r.universe().end());
+        for (const v1::Hint& h : r.hints()) add(h);
+      }
+    }
+    ids_.assign(ids.begin(), ids.end());
+  }
+  const std::vector<int>& ids() const { return ids_; }
+  hints::NumaMask Mask(const google::protobuf::RepeatedField<int32_t>& ids) const {
+    std::vector<int> positions;
+    for (int id : ids) {
+      positions.push_back(
+          static_cast<int>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin()));
+    }
+    return hints::NumaMask::Of(positions);
+  }
+  hints::TopologyHint Hint(const v1::Hint& h) const {
+    hints::TopologyHint out{.preferred = h.preferred()};
+    if (!h.any_numa()) out.affinity = Mask(h.numa_nodes());
+    return out;
+  }
+
+ private:
+  std::vector<int> ids_;
+};
+
+// The provider entries of one merge: consecutive ResourceHints of a provider form its map; a
+// provider-level entry (empty resource) is no map (no_preference) or an empty one.
+std::vector<admission::ProviderHintsEntry> ProvidersFromProto(
+    const google::protobuf::RepeatedPtrField<v1::ResourceHints>& in, const NumaIndex& numa) {
+  std::vector<admission::ProviderHintsEntry> out;
+  for (const v1::ResourceHints& r : in) {
+    if (out.empty() || out.back().provider != r.provider()) {
+      out.push_back({.provider = r.provider(), .hints = std::nullopt});
+    }
+    hints::ProviderHints& entry = out.back().hints;
+    if (r.resource().empty()) {
+      if (!r.no_preference()) entry.emplace();
+      continue;
+    }
+    if (!entry.has_value()) entry.emplace();
+    hints::HintList& list = (*entry)[r.resource()];
+    if (r.no_preference()) continue;
+    list.emplace();
+    list->upward_closed = r.upward_closed();
+    if (r.upward_closed()) list->universe = numa.Mask(r.universe());
+    for (const v1::Hint& h : r.hints()) list->hints.push_back(numa.Hint(h));
+  }
+  return out;
+}
+
+absl::StatusOr<admission::ContainerAllocation> ContainerFromProto(
+    const v1::ContainerAllocation& in) {
+  absl::StatusOr<CpuSet> cpus = CpuSet::Parse(in.cpus());
+  if (!cpus.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("container \"{}\": cpus: {}", in.name(), cpus.status().message()));
+  }
+  admission::ContainerAllocation out{
+      .name = in.name(),
+      .cpus = *std::move(cpus),
+      .exclusive = in.exclusive(),
+      .numa_affinity = {in.numa_affinity().begin(), in.numa_affinity().end()},
+      .memory_numa = {in.memory_numa().begin(), in.memory_numa().end()}};
+  for (const auto& [resource, ids] : in.devices()) {
+    out.devices[resource] = {ids.ids().begin(), ids.ids().end()};
+  }
+  return out;
+}
+
 }  // namespace
 
 void ContainerViewToProto(const engine::ContainerView& in, v1::ContainerAllocation* out) {
@@ -108,6 +198,42 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
     e->set_policy(std::string(hints::PolicyName(explanation.policy)));
     e->set_scope(std::string(admission::ScopeName(explanation.scope)));
   }
+}
+
+absl::StatusOr<ExplainedResult> ExplainResponseToResult(const v1::ExplainResponse& in) {
+  const NumaIndex numa(in);
+  if (numa.ids().size() > static_cast<size_t>(hints::NumaMask::kMaxNodes)) {
+    return absl::InvalidArgumentError(fmt::format("the reply names {} NUMA nodes; a mask holds {}",
+                                                  numa.ids().size(), hints::NumaMask::kMaxNodes));
+  }
+  ExplainedResult out{.numa_ids = numa.ids()};
+  admission::AdmissionResult& result = out.result;
+  const v1::AdmitResponse& decision = in.decision();
+  result.admitted = decision.admitted();
+  result.reason = decision.reason();
+  result.message = decision.message();
+  for (const v1::ContainerAllocation& c : decision.containers()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(admission::ContainerAllocation container, ContainerFromProto(c));
+    result.containers.push_back(std::move(container));
+  }
+  admission::Explanation& explanation = result.explanation;
+  TOPOLOGYD_ASSIGN_OR_RETURN(explanation.policy, hints::ParsePolicy(in.policy()));
+  if (in.scope() != admission::ScopeName(admission::Scope::kContainer) &&
+      in.scope() != admission::ScopeName(admission::Scope::kPod)) {
+    return absl::InvalidArgumentError(fmt::format("unknown scope \"{}\"", in.scope()));
+  }
+  explanation.scope = in.scope() == admission::ScopeName(admission::Scope::kPod)
+                          ? admission::Scope::kPod
+                          : admission::Scope::kContainer;
+  explanation.notes = {in.notes().begin(), in.notes().end()};
+  for (const v1::ContainerExplanation& e : in.containers()) {
+    admission::MergeStep step{.providers = ProvidersFromProto(e.hints(), numa),
+                              .merged = {.hint = numa.Hint(e.merged()), .admit = e.admit()},
+                              .limit_error = e.limit_error()};
+    if (!e.name().empty()) step.container = e.name();
+    explanation.merges.push_back(std::move(step));
+  }
+  return out;
 }
 
 void AllocationsToProto(const engine::AllocationsView& in, v1::ListAllocationsResponse* out) {
