@@ -1,21 +1,11 @@
-// CpuTopology: the CPU manager's view of a machine, in kubelet's terms.
+// CpuTopology: the CPU manager's view of a machine, in kubelet's terms: five counters
+// (NumCPUs, NumCores, NumSockets, NumNUMANodes, NumUncoreCache) plus a map CPU id ->
+// {CoreID, SocketID, NUMANodeID, UncoreCacheID}. kubelet's allocator decides from this view,
+// oddities included, so reproducing its choices means reproducing the view (docs/cpu-policy.md,
+// "The kubelet view of the machine"). FromTopology() builds it with kubelet's discovery rules;
+// tests may build one from counters and a map, like kubelet's Go test literals.
 //
-// kubelet's static CPU policy does not read the machine model directly: it works on a
-// `CPUTopology` of five counters (NumCPUs, NumCores, NumSockets, NumNUMANodes,
-// NumUncoreCache) plus a map CPU id -> {CoreID, SocketID, NUMANodeID, UncoreCacheID}. Its
-// allocator derives CPUsPerCore/Socket/Uncore from the counters by integer division (not from
-// the map), chooses between "NUMA-first" and "sockets-first" from the counters, and groups
-// CPUs into cores by CoreID alone. Reproducing its choices bit for bit means reproducing this
-// view, including its oddities on hybrid or asymmetric machines; this type is that view.
-//
-// FromTopology() builds it from the topologyd machine model with kubelet's discovery rules
-// (docs/cpu-policy.md, "The kubelet view of the machine"). Tests may build one directly from
-// counters and a map, exactly like kubelet's Go test literals.
-//
-// NUMA positions: hint masks (lib/hints/numa_mask.h) are over positions in the machine's
-// NUMA node list (ascending OS id, CPU-less nodes included). A CpuTopology remembers the
-// position of every NUMA id it knows so that hints and affinities translate exactly.
-//
+// It remembers the hint-mask position (lib/hints/numa_mask.h) of every NUMA id it knows.
 // Immutable after construction; const access from many threads is fine.
 #pragma once
 
