@@ -1,4 +1,4 @@
-// JSON form of an admission / explain answer (ARCHITECTURE.md 3.4), as `topoctl admit|explain
+// JSON form of an admission / explain answer (docs/cli.md, `admit`), as `topoctl admit|explain
 // --output json` prints it and the daemon's RPC layer may embed it:
 //
 //   {"admitted": bool, "reason": "", "message": "",
