@@ -160,68 +160,140 @@ int CheckConfig(const std::string& config_path) {
   return 0;
 }
 
-int RunDaemon(const std::string& config_path) {
-  // Step 1: configuration and logging.
-  absl::StatusOr<config::Config> loaded = config::LoadConfigFile(config_path);
+Daemon::Daemon(std::string config_path) : config_path_(std::move(config_path)) {}
+
+Daemon::~Daemon() { (void)Unwind(); }
+
+std::span<const Daemon::Step> Daemon::Steps() {
+  static constexpr Step kSteps[] = {
+      {"configuration", &Daemon::LoadConfiguration, nullptr},
+      {"machine", &Daemon::LoadMachine, nullptr},
+      // Held until the Daemon is destroyed, after everything that writes the directory.
+      {"state directory lock", &Daemon::LockStateDir, nullptr},
+      {"engine", &Daemon::StartEngine, &Daemon::StopEngine},
+      {"gRPC server", &Daemon::StartServer, &Daemon::StopServer},
+      {"socket listener", &Daemon::StartListener, &Daemon::StopListener},
+      {"ready", &Daemon::BecomeReady, &Daemon::StartStopping},
+  };
+  return kSteps;
+}
+
+int Daemon::Start() {
+  for (const Step& step : Steps()) {
+    // Each step logs its own failure, in the words an operator has always seen.
+    if (absl::Status s = (this->*step.start)(); !s.ok()) {
+      (void)Unwind();
+      return 1;
+    }
+    ++completed_;
+  }
+  return 0;
+}
+
+absl::Status Daemon::Unwind() {
+  absl::Status first;
+  for (; completed_ > 0; --completed_) {
+    const Step& step = Steps()[completed_ - 1];
+    if (step.stop == nullptr) continue;
+    if (absl::Status s = (this->*step.stop)(); !s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+int Daemon::Stop() {
+  if (!Unwind().ok()) return 1;
+  spdlog::info("stopped");
+  return 0;
+}
+
+std::string Daemon::socket_path() const { return config_->SocketPath(); }
+
+// Configuration and logging.
+absl::Status Daemon::LoadConfiguration() {
+  absl::StatusOr<config::Config> loaded = config::LoadConfigFile(config_path_);
   if (!loaded.ok()) {
     std::cerr << "topologyd: cannot start: configuration is invalid:\n"
               << loaded.status().message() << "\n";
-    return 1;
+    return loaded.status();
   }
-  auto config = std::make_shared<const config::Config>(*std::move(loaded));
-  if (absl::Status s = os::ConfigureLogging(config->log.level, config->log.format); !s.ok()) {
+  config_ = std::make_shared<const config::Config>(*std::move(loaded));
+  if (absl::Status s = os::ConfigureLogging(config_->log.level, config_->log.format); !s.ok()) {
     std::cerr << "topologyd: " << s.message() << "\n";
-    return 1;
+    return s;
   }
-  spdlog::info("topologyd {} starting with {}", kVersion, config_path);
+  spdlog::info("topologyd {} starting with {}", kVersion, config_path_);
+  return absl::OkStatus();
+}
 
-  // Step 2: the machine.
-  absl::StatusOr<topology::Topology> topology = topology::LoadTopology(SourceOf(*config));
+// The machine.
+absl::Status Daemon::LoadMachine() {
+  absl::StatusOr<topology::Topology> topology = topology::LoadTopology(SourceOf(*config_));
   if (!topology.ok()) {
     spdlog::critical("cannot start: topology: {}", topology.status().message());
-    return 1;
+    return topology.status();
   }
-  auto machine = std::make_shared<const topology::Topology>(*std::move(topology));
+  machine_ = std::make_shared<const topology::Topology>(*std::move(topology));
   spdlog::info("topology: {} packages, {} NUMA nodes, {} cores, {} CPUs, {} PCI devices",
-               machine->packages.size(), machine->numa_nodes.size(), machine->cores.size(),
-               machine->cpus.size(), machine->pci_devices.size());
+               machine_->packages.size(), machine_->numa_nodes.size(), machine_->cores.size(),
+               machine_->cpus.size(), machine_->pci_devices.size());
+  return absl::OkStatus();
+}
 
-  // Step 3: the engine: node policy, restored allocations, cgroup enforcement. Held until exit.
-  absl::StatusOr<state::StateDirLock> state_lock = state::StateDirLock::Acquire(config->state_dir);
-  if (!state_lock.ok()) {
-    spdlog::critical("cannot start: {}", state_lock.status().message());
-    return 1;
+// One daemon per state directory, for as long as it runs.
+absl::Status Daemon::LockStateDir() {
+  absl::StatusOr<state::StateDirLock> lock = state::StateDirLock::Acquire(config_->state_dir);
+  if (!lock.ok()) {
+    spdlog::critical("cannot start: {}", lock.status().message());
+    return lock.status();
   }
+  state_lock_.emplace(*std::move(lock));
+  return absl::OkStatus();
+}
+
+// The engine: node policy, restored allocations, cgroup enforcement.
+absl::Status Daemon::StartEngine() {
   absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =
-      engine::CpusetEnforcer::Open(config->cgroup, LogCgroupWrite);
+      engine::CpusetEnforcer::Open(config_->cgroup, LogCgroupWrite);
   if (!enforcer.ok()) {
-    spdlog::critical("cannot start: cgroup root {}: {}", config->cgroup.root,
+    spdlog::critical("cannot start: cgroup root {}: {}", config_->cgroup.root,
                      enforcer.status().message());
-    return 1;
+    return enforcer.status();
   }
-  state::PosixFileSystem fs;
   absl::StatusOr<std::unique_ptr<engine::Engine>> started = engine::Engine::Start(
-      {.config = config,
-       .topology = machine,
-       .fs = &fs,
+      {.config = config_,
+       .topology = machine_,
+       .fs = &fs_,
        .enforcer = *std::move(enforcer),
        .log = [](const std::string& line) { spdlog::info("{}", line); },
        .log_error = [](const std::string& line) { spdlog::error("{}", line); }});
   if (!started.ok()) {
     spdlog::critical("cannot start: {}", started.status().message());
-    return 1;
+    return started.status();
   }
-  engine::Engine& engine = **started;
-  engine::EngineStatus initial = engine.Status();
+  engine_ = *std::move(started);
+  engine::EngineStatus initial = engine_->Status();
   spdlog::info("state: generation {}, {} pods restored from {}/state.json",
-               initial.state_generation, initial.admitted_pods, config->state_dir);
-  for (const std::string& warning : admission::NodePolicyWarnings(*engine.policy())) {
+               initial.state_generation, initial.admitted_pods, config_->state_dir);
+  for (const std::string& warning : admission::NodePolicyWarnings(*engine_->policy())) {
     spdlog::warn("{}", warning);
   }
+  return absl::OkStatus();
+}
 
-  // Step 4: the gRPC server, fed by our own accept loop so every peer is identified.
-  rpc::PeerRegistry peers;
-  rpc::TopologydService service(&engine, &peers, ::getuid());
+// Runs once the server has drained: the reconcile loop (started with readiness) stops, and
+// every change answered so far is made durable.
+absl::Status Daemon::StopEngine() {
+  engine_->StopReconcileLoop();
+  if (absl::Status s = engine_->Flush(); !s.ok()) {
+    spdlog::error("final checkpoint failed: {}", s.message());
+    return s;
+  }
+  return absl::OkStatus();
+}
+
+// The gRPC server, without a port: our own accept loop feeds it.
+absl::Status Daemon::StartServer() {
+  service_ = std::make_unique<rpc::TopologydService>(engine_.get(), &peers_, ::getuid());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -229,103 +301,133 @@ int RunDaemon(const std::string& config_path) {
   quota.SetMaxThreads(kMaxServerThreads);
   builder.SetResourceQuota(quota);
   // gRPC refuses a larger request (RESOURCE_EXHAUSTED) from its length, before parsing it.
-  builder.SetMaxReceiveMessageSize(static_cast<int>(config->limits.request_bytes));
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server) {
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config_->limits.request_bytes));
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_) {
     spdlog::critical("cannot start: the gRPC server failed to start");
-    return 1;
+    return absl::InternalError("the gRPC server failed to start");
   }
   // Probes may ask for the whole server ("") or for our service by name; HealthReport
   // switches both.
-  server->GetHealthCheckService()->SetServingStatus(::topologyd::v1::Topologyd::service_full_name(),
-                                                    true);
-  grpc::Server* raw_server = server.get();
+  server_->GetHealthCheckService()->SetServingStatus(
+      ::topologyd::v1::Topologyd::service_full_name(), true);
+  return absl::OkStatus();
+}
+
+// Drain: wait for the calls being handled to finish (bounded), then shut the server down at
+// once. Waiting inside Shutdown() instead would also wait out idle client connections.
+absl::Status Daemon::StopServer() {
+  auto drain_until = std::chrono::steady_clock::now() + kShutdownGrace;
+  while (service_->InFlight() > 0 && std::chrono::steady_clock::now() < drain_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  server_->Shutdown(std::chrono::system_clock::now());
+  server_->Wait();
+  return absl::OkStatus();
+}
+
+// The Unix socket and the accept loop, which identifies every peer before gRPC sees it.
+absl::Status Daemon::StartListener() {
+  grpc::Server* raw_server = server_.get();
+  engine::Engine* engine = engine_.get();
   auto log_warn = [](const std::string& line) { spdlog::warn("{}", line); };
   auto log_info = [](const std::string& line) { spdlog::info("{}", line); };
-  rpc::ConnectionGate gate(
-      {.peers = &peers,
-       .serve = [raw_server](int fd) { grpc::AddInsecureChannelFromFd(raw_server, fd); },
-       .cap = [&engine] { return engine.config()->socket.max_connections_per_uid; },
-       .warn = log_warn,
-       .info = log_info});
-  absl::StatusOr<std::unique_ptr<rpc::UdsListener>> listener = rpc::UdsListener::Create(
-      {.path = config->SocketPath(), .mode = config->socket.mode, .group = config->socket.group});
+  gate_ = std::make_unique<rpc::ConnectionGate>(rpc::ConnectionGateOptions{
+      .peers = &peers_,
+      .serve = [raw_server](int fd) { grpc::AddInsecureChannelFromFd(raw_server, fd); },
+      .cap = [engine] { return engine->config()->socket.max_connections_per_uid; },
+      .warn = log_warn,
+      .info = log_info});
+  absl::StatusOr<std::unique_ptr<rpc::UdsListener>> listener =
+      rpc::UdsListener::Create({.path = config_->SocketPath(),
+                                .mode = config_->socket.mode,
+                                .group = config_->socket.group});
   if (!listener.ok()) {
     spdlog::critical("cannot start: {}", listener.status().message());
-    server->Shutdown();
-    return 1;
+    return listener.status();
   }
-  (*listener)->Start({.on_connection = [&gate](int fd) { gate.Accept(fd); },
-                      .open_connections = [&peers] { return peers.OpenConnections(); },
-                      .warn = log_warn,
-                      .info = log_info});
+  listener_ = *std::move(listener);
+  rpc::ConnectionGate* gate = gate_.get();
+  rpc::PeerRegistry* peers = &peers_;
+  listener_->Start({.on_connection = [gate](int fd) { gate->Accept(fd); },
+                    .open_connections = [peers] { return peers->OpenConnections(); },
+                    .warn = log_warn,
+                    .info = log_info});
+  return absl::OkStatus();
+}
 
-  engine.StartReconcileLoop();
+absl::Status Daemon::StopListener() {
+  listener_->Stop();
+  return absl::OkStatus();
+}
 
-  // Step 5: ready.
-  os::SdNotifier notifier;
-  std::optional<std::chrono::microseconds> watchdog = os::SdNotifier::WatchdogInterval();
-  milliseconds wait = kIdleSignalWait;
-  if (watchdog) {
-    wait = std::min(wait, std::chrono::duration_cast<milliseconds>(*watchdog / 2));
+// Ready: reconcile, publish health, tell systemd.
+absl::Status Daemon::BecomeReady() {
+  engine_->StartReconcileLoop();
+  watchdog_ = os::SdNotifier::WatchdogInterval();
+  wait_ = kIdleSignalWait;
+  if (watchdog_) {
+    wait_ = std::min(wait_, std::chrono::duration_cast<milliseconds>(*watchdog_ / 2));
   }
-  HealthReport health(&notifier, [raw_server](bool serving) {
+  grpc::Server* raw_server = server_.get();
+  health_ = std::make_unique<HealthReport>(&notifier_, [raw_server](bool serving) {
     raw_server->GetHealthCheckService()->SetServingStatus(serving);
   });
-  notifier.Ready();
-  spdlog::info("ready: listening on {}", config->SocketPath());
+  notifier_.Ready();
+  spdlog::info("ready: listening on {}", config_->SocketPath());
+  return absl::OkStatus();
+}
 
-  // Step 6: serve signals until asked to stop; between them, publish the engine's health
-  // (at least every `wait`, so a failing disk shows within a second), and close connections
-  // refused for their uid's cap once they have had time to read why.
+// The first teardown: tell systemd and the health probes, before connections close.
+absl::Status Daemon::StartStopping() {
+  notifier_.Stopping();
+  spdlog::info("stopping");
+  server_->GetHealthCheckService()->Shutdown();
+  return absl::OkStatus();
+}
+
+// Serves signals until asked to stop; between them, publishes the engine's health (at least
+// every `wait_`, so a failing disk shows within a second), and closes connections refused
+// for their uid's cap once they have had time to read why.
+void Daemon::Serve() {
   while (true) {
-    gate.ShutDownRefused();
-    engine::EngineStatus current = engine.Status();
-    health.Update(current.healthy, current.problem);
-    std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait);
+    gate_->ShutDownRefused();
+    engine::EngineStatus current = engine_->Status();
+    health_->Update(current.healthy, current.problem);
+    std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait_);
     if (!sig) {
       // Only a healthy engine keeps systemd's watchdog fed; a wedged or failing one is
       // restarted by it.
-      if (watchdog && engine.Healthy()) notifier.Watchdog();
+      if (watchdog_ && engine_->Healthy()) notifier_.Watchdog();
       continue;
     }
-    if (*sig == os::DaemonSignal::kTerminate) break;
-    notifier.Reloading();
-    spdlog::info("SIGHUP: reloading {}", config_path);
-    engine::ReloadRecord record = engine.Reload(config::LoadConfigFile(config_path));
-    LogReload(record, config_path);
-    std::shared_ptr<const config::Config> now = engine.config();
-    if (absl::Status s = os::ConfigureLogging(now->log.level, now->log.format); !s.ok()) {
-      spdlog::error("reload: {}", s.message());
-    }
-    health.SetReloadNote(
-        record.error.empty()
-            ? (record.refused_keys.empty() ? "reload applied" : "reload refused restart-only keys")
-            : "reload rejected, old configuration kept");
-    notifier.Ready();
+    if (*sig == os::DaemonSignal::kTerminate) return;
+    Reload();
   }
+}
 
-  // Teardown, in reverse: no new connections, finish in-flight calls, stop.
-  notifier.Stopping();
-  spdlog::info("stopping");
-  server->GetHealthCheckService()->Shutdown();
-  (*listener)->Stop();
-  // Drain: wait for the calls being handled to finish (bounded), then shut the server down
-  // at once. Waiting inside Shutdown() instead would also wait out idle client connections.
-  auto drain_until = std::chrono::steady_clock::now() + kShutdownGrace;
-  while (service.InFlight() > 0 && std::chrono::steady_clock::now() < drain_until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+void Daemon::Reload() {
+  notifier_.Reloading();
+  spdlog::info("SIGHUP: reloading {}", config_path_);
+  engine::ReloadRecord record = engine_->Reload(config::LoadConfigFile(config_path_));
+  LogReload(record, config_path_);
+  std::shared_ptr<const config::Config> now = engine_->config();
+  if (absl::Status s = os::ConfigureLogging(now->log.level, now->log.format); !s.ok()) {
+    spdlog::error("reload: {}", s.message());
   }
-  server->Shutdown(std::chrono::system_clock::now());
-  server->Wait();
-  engine.StopReconcileLoop();
-  if (absl::Status s = engine.Flush(); !s.ok()) {
-    spdlog::error("final checkpoint failed: {}", s.message());
-    return 1;
-  }
-  spdlog::info("stopped");
-  return 0;
+  health_->SetReloadNote(
+      record.error.empty()
+          ? (record.refused_keys.empty() ? "reload applied" : "reload refused restart-only keys")
+          : "reload rejected, old configuration kept");
+  notifier_.Ready();
+}
+
+int RunDaemon(const std::string& config_path) {
+  Daemon daemon(config_path);
+  if (int code = daemon.Start(); code != 0) return code;
+  daemon.Serve();
+  return daemon.Stop();
 }
 
 }  // namespace topologyd::daemon

@@ -1,40 +1,14 @@
-// Admission: the topology manager's orchestration of the three hint providers (devices, CPUs,
-// memory + hugepages, in kubelet's registration order) for one pod, with kubelet's scopes and
-// rejection reasons, and topologyd's all-or-nothing rule.
+// Admission: kubelet's Topology Manager around the three hint providers (devices, CPUs,
+// memory + hugepages, in kubelet's registration order) for one pod: hints, merge under the
+// pod's policy and scope, allocation inside the merged hint, kubelet's rejection reasons.
+// Scopes, messages and the extended-resource rule: docs/admission.md, "Orchestration".
 //
-// Container scope (kubelet's default), for each container in order — init containers, then
-// app containers:
-//   1. every provider's hints for the container, given what earlier containers of the pod got
-//      (so app containers see, and may reuse, the CPUs/devices/memory of finished init
-//      containers);
-//   2. lib/hints MergeWithin() under the pod's policy; not admitted, or a merge too complex
-//      to finish within AdmitOptions::merge_limits -> TopologyAffinityError;
-//   3. every provider allocates inside the merged hint; an error -> SMTAlignmentError (CPU,
-//      full-pcpus-only) or UnexpectedAdmissionError.
-// Pod scope: the providers' hints for the pod's effective request, one merge, then every
-// container allocates inside that one hint. Policy none: no hints, no merge; every container
-// is allocated without affinity (kubelet's "none" scope).
+// All or nothing, unlike kubelet: Admit works on a copy of the state and returns the new state
+// only on success; a rejected pod leaves the state exactly as it was. Explain() is Admit()
+// without taking the new state, so an explanation cannot drift from the decision.
 //
-// Unlike kubelet (which keeps whatever earlier containers got when a later one fails), a
-// rejected pod leaves the state exactly as it was: Admit works on a copy and returns the new
-// state only on success.
-//
-// Messages: the kubelet text first (so matching on it keeps working), then what topologyd knows
-// — which container, which resource, which NUMA nodes (OS ids) and why, e.g.
-//   Resources cannot be allocated with Topology locality: container "app" (policy
-//   single-numa-node): no single NUMA node suits every resource; cpu: preferred [0] or [1];
-//   nvidia.com/gpu: preferred [1]; memory: preferred [0]
-//
-// Explain() is the same computation (literally: Admit() without taking the new state), so the
-// answer to "why was my pod rejected?" cannot drift from what admission does.
-//
-// Extended resources: only resources with a configured device pool are managed (as kubelet's
-// device manager manages only device-plugin resources); other extended resources are ignored
-// here — their accounting is the scheduler's. A container asking for a pool's resource with a
-// pool too small gets kubelet's device-manager outcome (no hint -> rejected under restricted /
-// single-numa-node, else UnexpectedAdmissionError "requested number of devices unavailable").
-//
-// Pure functions; thread-compatible values.
+// Rejections are results (admitted == false, kubelet's reason and message); a Status error
+// means the request could not be processed. Pure functions; thread-compatible values.
 #pragma once
 
 #include <map>
@@ -53,7 +27,7 @@
 
 namespace topologyd::admission {
 
-// What one container was given (ARCHITECTURE.md 3.4 "containers" entry).
+// What one container was given (a "containers" entry of docs/cli.md, `admit`).
 struct ContainerAllocation {
   std::string name;
   bool init = false;  // an init container (restartable or not)

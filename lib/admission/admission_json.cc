@@ -63,6 +63,11 @@ nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints,
 
 nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResult& result,
                                      bool with_explanation) {
+  return AdmissionResultToJson(node.numa, result, with_explanation);
+}
+
+nlohmann::json AdmissionResultToJson(const hints::NumaIndex& numa, const AdmissionResult& result,
+                                     bool with_explanation) {
   nlohmann::json doc = {
       {"admitted", result.admitted}, {"reason", result.reason}, {"message", result.message}};
   nlohmann::json containers = nlohmann::json::array();
@@ -80,12 +85,12 @@ nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResu
   for (const MergeStep& step : e.merges) {
     nlohmann::json providers = nlohmann::json::object();
     for (const ProviderHintsEntry& p : step.providers) {
-      providers[p.provider] = ProviderHintsToJson(p.hints, node.numa);
+      providers[p.provider] = ProviderHintsToJson(p.hints, numa);
     }
     hints.push_back(
         {{"container", step.container.has_value() ? nlohmann::json(*step.container) : nullptr},
          {"providers", providers}});
-    merged.push_back(Merged(step, node.numa));
+    merged.push_back(Merged(step, numa));
   }
   doc["hints"] = hints;
   doc["merged"] = merged;

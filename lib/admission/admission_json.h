@@ -1,4 +1,4 @@
-// JSON form of an admission / explain answer (ARCHITECTURE.md 3.4), as `topoctl admit|explain
+// JSON form of an admission / explain answer (docs/cli.md, `admit`), as `topoctl admit|explain
 // --output json` prints it and the daemon's RPC layer may embed it:
 //
 //   {"admitted": bool, "reason": "", "message": "",
@@ -43,6 +43,9 @@ nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints, const hint
 
 // The document above; the explanation keys only when `with_explanation`.
 nlohmann::json AdmissionResultToJson(const NodePolicy& node, const AdmissionResult& result,
+                                     bool with_explanation);
+// The same with hint masks over positions of `numa` (a client reading the daemon's reply).
+nlohmann::json AdmissionResultToJson(const hints::NumaIndex& numa, const AdmissionResult& result,
                                      bool with_explanation);
 
 }  // namespace topologyd::admission

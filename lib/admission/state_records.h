@@ -1,29 +1,11 @@
 // Between admission's AllocationState (the providers' working states) and lib/state's
-// persisted State (what each pod's containers hold, by whom).
+// persisted State (what each pod's containers hold, by whom): ToPodRecord() records a freshly
+// admitted pod; RestoreAllocationState() rebuilds the providers' states at start-up from the
+// records and the current configuration and machine (free pools recomputed, never read).
+// The memory record's layout and what is not restored: docs/admission.md, "Persisted state".
 //
-// ToPodRecord(): the record of a freshly admitted pod, for the engine to put into its State
-// before the checkpoint.
-//
-// RestoreAllocationState(): at start-up, the providers' states rebuilt from the persisted
-// records and the current configuration and machine. Free pools are recomputed from the
-// records, never read from storage. Anything the records hold that the node can no longer give
-// is a conflict, reported as FAILED_PRECONDITION naming pod, container and resource and saying
-// what the operator can do, e.g.
-//   pod default/web (uid 1234) container "app": exclusive CPUs 2-3 are now reserved
-//   (reservedSystemCPUs / cpuReservedCount); give the reservation other CPUs, or drain the
-//   node and remove the state file
-//
-// Memory records: `memory` maps NUMA node -> resource -> bytes. A container has at most one
-// block per resource; the block's NUMA nodes are the nodes listed for that resource — a node of
-// a multi-node block is listed even when it holds 0 bytes of it — and its size is the sum. The
-// per-node split is indicative (filled lowest node first up to each node's allocatable, as the
-// kernel tends to); restoring uses only the node set and the sum, as kubelet's own checkpoint
-// does.
-//
-// Not restored (kubelet forgets them on restart too): which finished init container's CPUs or
-// memory an app container may still take over.
-//
-// Pure functions.
+// Anything the records hold that the node can no longer give is FAILED_PRECONDITION naming
+// pod, container and resource, and what the operator can do. Pure functions.
 #pragma once
 
 #include "lib/admission/admission.h"

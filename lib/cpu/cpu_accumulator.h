@@ -1,5 +1,5 @@
 // CpuAccumulator: the state of one kubelet "take by topology" call and the orderings it
-// takes CPUs in (kubelet's cpuAccumulator, specs/kubelet-cpu-manager.md section 5).
+// takes CPUs in (kubelet's cpuAccumulator; docs/cpu-policy.md, "How CPUs are chosen").
 //
 // The accumulator starts from a free set and a count, and takes whole groups (NUMA nodes,
 // sockets, uncore caches, cores) or single CPUs until the count is met. Every ordering is

@@ -1,5 +1,5 @@
 // CPU topology hints: the CPU manager as a hint provider for the topology manager
-// (kubelet's GetTopologyHints / GetPodTopologyHints, specs/kubelet-cpu-manager.md section 8).
+// (kubelet's GetTopologyHints / GetPodTopologyHints; docs/cpu-policy.md, "Topology hints").
 //
 // kubelet offers every NUMA mask (over the NUMA nodes that have CPUs) whose free CPUs, plus
 // the pod's reusable CPUs, can hold the request, provided the mask holds every reusable CPU.

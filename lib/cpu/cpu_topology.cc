@@ -1,8 +1,7 @@
 #include "lib/cpu/cpu_topology.h"
 
+#include <cassert>
 #include <set>
-#include <stdexcept>
-#include <string>
 #include <utility>
 
 namespace topologyd::cpu {
@@ -48,9 +47,10 @@ const CpuInfo* CpuTopology::Find(int cpu) const {
 }
 
 const CpuInfo& CpuTopology::At(int cpu) const {
+  static const CpuInfo kAbsent;
   const CpuInfo* info = Find(cpu);
-  if (info == nullptr) throw std::out_of_range("CPU " + std::to_string(cpu) + " is not in the map");
-  return *info;
+  assert(info != nullptr && "CpuTopology::At: CPU not in the map");
+  return info != nullptr ? *info : kAbsent;
 }
 
 std::vector<int> CpuTopology::NumaIds() const {

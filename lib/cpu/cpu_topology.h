@@ -1,21 +1,11 @@
-// CpuTopology: the CPU manager's view of a machine, in kubelet's terms.
+// CpuTopology: the CPU manager's view of a machine, in kubelet's terms: five counters
+// (NumCPUs, NumCores, NumSockets, NumNUMANodes, NumUncoreCache) plus a map CPU id ->
+// {CoreID, SocketID, NUMANodeID, UncoreCacheID}. kubelet's allocator decides from this view,
+// oddities included, so reproducing its choices means reproducing the view (docs/cpu-policy.md,
+// "The kubelet view of the machine"). FromTopology() builds it with kubelet's discovery rules;
+// tests may build one from counters and a map, like kubelet's Go test literals.
 //
-// kubelet's static CPU policy does not read the machine model directly: it works on a
-// `CPUTopology` of five counters (NumCPUs, NumCores, NumSockets, NumNUMANodes,
-// NumUncoreCache) plus a map CPU id -> {CoreID, SocketID, NUMANodeID, UncoreCacheID}. Its
-// allocator derives CPUsPerCore/Socket/Uncore from the counters by integer division (not from
-// the map), chooses between "NUMA-first" and "sockets-first" from the counters, and groups
-// CPUs into cores by CoreID alone. Reproducing its choices bit for bit means reproducing this
-// view, including its oddities on hybrid or asymmetric machines; this type is that view.
-//
-// FromTopology() builds it from the topologyd machine model with kubelet's discovery rules
-// (docs/cpu-policy.md, "The kubelet view of the machine"). Tests may build one directly from
-// counters and a map, exactly like kubelet's Go test literals.
-//
-// NUMA positions: hint masks (lib/hints/numa_mask.h) are over positions in the machine's
-// NUMA node list (ascending OS id, CPU-less nodes included). A CpuTopology keeps the machine's
-// NumaIndex so that hints and affinities translate exactly.
-//
+// It keeps the machine's hints::NumaIndex: the hint-mask position of every NUMA id.
 // Immutable after construction; const access from many threads is fine.
 #pragma once
 
@@ -71,7 +61,9 @@ class CpuTopology {
   // nullptr when `cpu` is not in the map. Constant time: the allocator asks for every free
   // CPU several times per admission.
   const CpuInfo* Find(int cpu) const;
-  // Like details().at(cpu): throws std::out_of_range when `cpu` is not in the map.
+  // The entry of `cpu`, which must be in the map (Cpus().Contains(cpu)); callers walk CPUs
+  // of the map. Never throws: an id outside the map is a caller bug (asserted in debug
+  // builds) and reads as a default CpuInfo.
   const CpuInfo& At(int cpu) const;
 
   // Every CPU in the map.

@@ -5,7 +5,7 @@
 namespace topologyd::cpu {
 
 const std::vector<PolicyOptionInfo>& KnownStaticPolicyOptions() {
-  // Maturities of the newest policy_options.go the spec was written from; a later kubelet
+  // Maturities of the kubelet policy_options.go these rules follow; a later kubelet
   // graduates strict-cpu-reservation and prefer-align-cpus-by-uncorecache to GA, which only
   // matters when the beta gate is switched off.
   static const std::vector<PolicyOptionInfo> kOptions = {

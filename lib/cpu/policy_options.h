@@ -1,5 +1,5 @@
 // The static CPU policy's options (kubelet's --cpu-manager-policy-options), their parsing,
-// maturity gates and compatibility rules (specs/kubelet-cpu-manager.md section 2.1).
+// maturity gates and compatibility rules (docs/cpu-policy.md, "Options").
 //
 // Option names and error texts are kubelet's, so that a configuration copied from a
 // KubeletConfiguration behaves, and fails, the same way. Pure functions.

@@ -1,7 +1,7 @@
-// The static CPU policy as pure functions over a CpuState value (specs/kubelet-cpu-manager.md
-// section 3): reserved CPUs, the shared (default) pool, exclusive CPUs for Guaranteed
-// containers with integer CPU requests, init-container CPU reuse, restartable init
-// containers (sidecars), release on removal.
+// The static CPU policy as pure functions over a CpuState value (docs/cpu-policy.md, "Pools"):
+// reserved CPUs, the shared (default) pool, exclusive CPUs for Guaranteed containers with integer
+// CPU requests, init-container CPU reuse, restartable init containers (sidecars), release on
+// removal.
 //
 // Nothing here performs I/O or keeps mutable state: every operation takes the current
 // CpuState and returns a new one (or a rejection), so an orchestrator can evaluate

@@ -1,6 +1,6 @@
 // The static policy's choice of exclusive CPUs: the allocator dispatch (kubelet's
-// takeByTopology, specs section 4) and allocation under a topology-manager NUMA affinity
-// (kubelet's allocateCPUs, section 6).
+// takeByTopology) and allocation under a topology-manager NUMA affinity
+// (kubelet's allocateCPUs; docs/cpu-policy.md, "How CPUs are chosen").
 #pragma once
 
 #include <optional>

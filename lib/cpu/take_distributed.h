@@ -1,5 +1,5 @@
 // kubelet's distribute-cpus-across-numa allocator, takeByTopologyNUMADistributed
-// (specs/kubelet-cpu-manager.md section 7): when a request needs more than one NUMA node,
+// (docs/cpu-policy.md, "Options"): when a request needs more than one NUMA node,
 // spread it evenly over the fewest NUMA nodes that can hold it, in groups of
 // `cpu_group_size` CPUs, choosing the combination that leaves the free CPUs of all NUMA
 // nodes most balanced (lowest standard deviation, rounded to 3 decimals).

@@ -1,5 +1,5 @@
 // kubelet's default exclusive-CPU allocator, takeByTopologyNUMAPacked
-// (specs/kubelet-cpu-manager.md section 5): whole NUMA nodes and sockets first, then
+// (docs/cpu-policy.md, "How CPUs are chosen"): whole NUMA nodes and sockets first, then
 // (optionally) uncore caches, then whole cores, then single CPUs in packing order.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Device allocation for one container: kubelet's Device Manager Allocate / devicesToAllocate
-// (spec kubelet-memory-device-checkpoint.md §b.4), as a pure function from state to state.
+// (docs/admission.md, "Devices: Allocation"), as a pure function from state to state.
 //
 // For every resource of the container's limits that has a pool (in resource-name order):
 //   1. devices the container already holds must match the request, else

@@ -1,30 +1,12 @@
 // Topology hints of the device provider: kubelet's Device Manager GetTopologyHints /
-// GetPodTopologyHints (spec kubelet-memory-device-checkpoint.md §b.2, topology-manager §2.4),
-// computed without enumerating the 2^N NUMA masks kubelet walks.
+// GetPodTopologyHints, computed without enumerating the 2^N NUMA masks kubelet walks. The rule
+// and why its answer can be given as minimal masks: docs/admission.md, "Devices: Hints".
 //
-// kubelet's list for a resource is every mask M (over all NUMA nodes) on which enough devices
-// are usable — a device counts when any of its NUMA nodes is in M, reusable devices (held by the
-// pod's finished init containers) count and must each touch M — with Preferred iff |M| equals
-// the smallest mask size whose *total* device count (free or not) covers the request. That set
-// is upward closed, so we return hints::ResourceHints in the upward-closed form: the minimal
-// feasible masks, in kubelet's enumeration order (size, then lexicographic), each marked
-// preferred iff its size is that minimal capacity-covering size (see topology_hint.h; a
-// feasible mask of that size is always minimal, and wider masks are never preferred).
-//
-// Per resource the answer is:
-//   - std::nullopt (no preference) when no device of the pool reports a NUMA node;
-//   - the explicit empty list (cannot be satisfied) when fewer devices are free (+ reusable)
-//     than requested, or when the container/pod already holds a different number of devices;
-//   - otherwise the upward-closed list. When devices are already held (daemon restart), the
-//     list is rebuilt from exactly those devices, as kubelet does.
-// Only resources with a configured pool appear in the map; a container asking for no such
-// resource gets an empty map (kubelet's "no preference at all"). Device hints are produced for
-// every QoS class.
-//
-// Cost: minimal masks contain only NUMA nodes that hold candidate devices and have at most
-// request + |reusable devices| nodes, so the search is over those combinations only. A
-// pathological pool (very many device nodes and a large request) could still explode; past
-// kMaxMasksVisited combinations the functions return FAILED_PRECONDITION rather than stall.
+// Per pooled resource: std::nullopt (no preference) when no device of the pool has a NUMA
+// node; the empty list (cannot be satisfied) when too few devices are free (+ reusable) or a
+// different number is already held; otherwise the upward-closed list of minimal masks, in
+// kubelet's order. Resources without a pool are not in the map. Every QoS class gets hints.
+// FAILED_PRECONDITION past kMaxMasksVisited combinations (a pathological pool).
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -1,6 +1,6 @@
 // Device pools: which devices back an extended resource (e.g. `nvidia.com/gpu`), and where they
 // sit in the NUMA topology. This replaces what device plugins report to kubelet's Device
-// Manager (spec kubelet-memory-device-checkpoint.md §b.1): a pool is configured either by
+// Manager (docs/admission.md, "Devices: Pools"): a pool is configured either by
 // matching the machine's PCI devices (vendor / device / class, physical functions or SR-IOV
 // virtual functions) or by listing devices explicitly with their NUMA nodes.
 //

@@ -178,7 +178,8 @@ void Minimalize(std::vector<uint64_t>& v, Budget& budget, const Where& where) {
   v.swap(kept);
 }
 
-// One hint list as the merge sees it after kubelet's filtering (spec §3, §5.4).
+// One hint list as the merge sees it after kubelet's filtering (docs/merge.md, "Filtering"
+// and the single-numa-node filter under "Policies").
 struct List {
   bool upward_closed = false;
   // Explicit form: the distinct values `affinity AND default` of its hints (nil -> default),
@@ -398,7 +399,7 @@ void Offer(Best& best, uint64_t mask, const TieBreak& tie) {
   }
 }
 
-// Phase 1 (spec §6.3): the best preferred candidate, if any.
+// Phase 1 (docs/merge.md, "Algorithm"): the best preferred candidate, if any.
 std::optional<uint64_t> BestPreferred(const std::vector<List>& lists, uint64_t default_mask,
                                       const TieBreak& tie) {
   const List* pivot = nullptr;
@@ -723,7 +724,7 @@ std::vector<uint64_t> ReachablePoints(uint64_t default_mask, const std::vector<c
   return Reach(default_mask, lists, total_lists, engine, budget).Run();
 }
 
-// Rank of a non-preferred candidate size for BestNonPreferredAffinityCount k (spec §6.2):
+// Rank of a non-preferred candidate size for BestNonPreferredAffinityCount k (compare()):
 // exactly k, then the largest size below k, then the smallest above k.
 int SizeRank(int c, int k) { return c == k ? 0 : c < k ? k - c : c; }
 
@@ -741,9 +742,10 @@ uint64_t LowestNodes(uint64_t free, int r) {
   return out;
 }
 
-// Phase 2 (spec §6.4): no preferred candidate exists, so the candidates are all reachable
-// non-empty masks. They form the union of the intervals [p AND g, p AND w] for p in `points`
-// and g in `lows`; ChooseNonPreferred() returns the best one under the non-preferred order.
+// Phase 2 (docs/merge.md, "Algorithm"): no preferred candidate exists, so the candidates are all
+// reachable non-empty masks. They form the union of the intervals [p AND g, p AND w] for p in
+// `points` and g in `lows`; ChooseNonPreferred() returns the best one under the non-preferred
+// order.
 class NonPreferredChoice {
  public:
   NonPreferredChoice(const std::vector<uint64_t>& points, const std::vector<uint64_t>& lows,

@@ -1,22 +1,13 @@
 // The Topology Manager merge: from every hint provider's answer to one merged hint and an
-// admit decision, equal to kubelet's (v1.26+ HintMerger; semantics of v1.24+) on every input.
+// admit decision, equal to kubelet's (v1.26+ HintMerger; semantics of v1.24+) on every input,
+// without enumerating kubelet's cross product of hint lists. The rules it reproduces, the
+// algorithm, the proof sketch and the complexity bounds (the problem is NP-hard in general):
+// docs/merge.md.
 //
-// kubelet enumerates the cross product of all hint lists, which is (2^N - 1)^R permutations
-// for R resources on N NUMA nodes. Merge() computes the same answer without enumerating it:
-//   1. preferred candidates are exactly the masks that every list offers as a preferred hint
-//      (or a preferred "any node" hint), checked in one pass over the preferred masks;
-//   2. otherwise every reachable non-empty AND is a non-preferred candidate; the reachable
-//      set is built list by list over a compressed node universe (nodes that no hint tells
-//      apart are merged), with superset-sum transforms over the subset lattice when it is
-//      dense, and upward-closed lists are handled as intervals [low, high] without ever
-//      expanding them.
-// docs/merge.md has the proof sketch and the complexity bounds, including the inputs for
-// which no polynomial algorithm is known (the problem is NP-hard in general). For those,
-// MergeWithin() bounds the work and the memory and gives up with RESOURCE_EXHAUSTED rather
-// than run for minutes: a daemon must not hang or run out of memory on one request.
-//
+// MergeWithin() bounds the work and memory and gives up with RESOURCE_EXHAUSTED rather than
+// run for minutes: a daemon must not hang or run out of memory on one request.
 // Masks are over NUMA positions (numa_mask.h); callers translate OS ids at the edges.
-// Everything here is pure and thread-compatible.
+// Pure and thread-compatible.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // JSON form of a merge request and its result, as `topoctl merge` reads and prints them
-// (docs: ARCHITECTURE.md 3.1):
+// (docs/cli.md, `merge`):
 //
 //   {"numa_nodes": [0, 1, ...], "policy": "none|best-effort|restricted|single-numa-node",
 //    "options": {"prefer-closest-numa-nodes": true, "max-allowable-numa-nodes": 16},  optional

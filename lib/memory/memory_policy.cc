@@ -423,7 +423,7 @@ std::optional<UpwardClosedHints> UpwardClosed(const HintContext& c, int64_t budg
 
 // The same list for every requested type. An empty list (nothing fits) is kept: it says the
 // request cannot be satisfied, which the merge turns into a non-preferred "any node" hint, so
-// restricted and single-numa-node refuse the pod there (§a.4 "No fit").
+// restricted and single-numa-node refuse the pod there (kubelet's "no fit" rule).
 std::map<std::string, hints::HintList> ForEveryType(const Request& request,
                                                     const hints::ResourceHints& list) {
   std::map<std::string, hints::HintList> out;
@@ -536,10 +536,11 @@ bool SatisfiesRequest(const MemoryState& state, const std::vector<int>& ids,
   return true;
 }
 
-// The group rules of §a.4 step 5, which §a.5 step 3 checks again on the final mask: a single
-// node must not belong to a multi-NUMA group; in a multi-node mask every used node must belong
-// to exactly this group. (kubelet's Go code skips the check for single-node masks and then
-// overwrites the node's group, leaving a machine state its own start-up check can refuse.)
+// The group rules of hint step 2, which allocation step 3 checks again on the final mask (both
+// in docs/admission.md, "Memory and hugepages"): a single node must not belong to a multi-NUMA
+// group; in a multi-node mask every used node must belong to exactly this group. (kubelet's Go
+// code skips the check for single-node masks and then overwrites the node's group, leaving a
+// machine state its own start-up check can refuse.)
 bool ViolatesGroups(const MemoryState& state, const std::vector<int>& ids) {
   if (ids.size() == 1) {
     auto node = state.machine_state.find(ids.front());
@@ -646,7 +647,7 @@ absl::StatusOr<Request> PodMemoryRequest(const pod::Pod& pod) {
     TOPOLOGYD_ASSIGN_OR_RETURN(Request r, ContainerMemoryRequest(c));
     for (const auto& [type, bytes] : r) apps[type] += bytes;
   }
-  // Every type any container requests, as §a.4 says (kubelet's Go code loops over the app
+  // Every type any container requests, as kubelet's rule says (its Go code loops over the app
   // containers' types only, so a type only init containers ask for got no NUMA placement).
   Request out;
   for (const Request* types : {&apps, &init_max, &sidecars}) {

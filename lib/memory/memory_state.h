@@ -1,9 +1,9 @@
 // MemoryState: kubelet's Memory Manager (static policy) state as a plain value — the per-NUMA
 // memory table ("machine state") and the memory blocks of every container — plus its creation
-// from a Topology and the `reservedMemory` setting (spec kubelet-memory-device-checkpoint.md
-// §a.2, §a.3, §a.5 validateState).
+// from a Topology and the `reservedMemory` setting (docs/admission.md, "Memory and hugepages":
+// "The table"; validateState under "Allocation and groups").
 //
-// Field names and meanings follow kubelet's memory_manager_state checkpoint (§a.6), so the
+// Field names and meanings follow kubelet's memory_manager_state checkpoint, so the
 // state layer can persist this value in kubelet's layout: NUMA nodes and block affinities are
 // NUMA *OS ids*; the position of a node (its bit in hints::NumaMask) is its index in
 // `machine_state`, which is ordered by id exactly like Topology::numa_nodes.
@@ -80,7 +80,7 @@ struct ReservedMemory {
 // 64 KiB -> "hugepages-64Ki").
 std::string HugePageResourceName(uint64_t size_kib);
 
-// The checks kubelet makes at start for the Static policy (§a.3), INVALID_ARGUMENT naming the
+// The checks kubelet makes at start for the Static policy, INVALID_ARGUMENT naming the
 // entry: every numaNode exists; a node is listed once; resources are `memory` or
 // `hugepages-<size>` with a size the node has; limits are non-zero and not above the node's total
 // of that type; and the total `memory` reservation is non-zero (kubelet: "[memorymanager] you
@@ -89,7 +89,7 @@ std::string HugePageResourceName(uint64_t size_kib);
 absl::Status ValidateReservedMemory(const std::vector<ReservedMemory>& reserved,
                                     const topology::Topology& topology);
 
-// kubelet's check that the reservations agree with Node Allocatable (§a.3 rule 2): for
+// kubelet's check that the reservations agree with Node Allocatable: for
 // `memory` and every hugepage type named on either side, the sum over the NUMA nodes of
 // `reserved` must equal `node_allocatable`'s bytes for that type (kube-reserved +
 // system-reserved + the hard eviction threshold, as kubelet derives them; other resource names
@@ -97,12 +97,12 @@ absl::Status ValidateReservedMemory(const std::vector<ReservedMemory>& reserved,
 absl::Status ValidateReservedTotals(const std::vector<ReservedMemory>& reserved,
                                     const std::map<std::string, uint64_t>& node_allocatable);
 
-// The default machine state (§a.2): one table per NUMA node, `memory` plus each hugepage size
+// The default machine state: one table per NUMA node, `memory` plus each hugepage size
 // the node lists, nothing assigned. Validates `reserved` first.
 absl::StatusOr<MemoryState> NewMemoryState(const topology::Topology& topology,
                                            const std::vector<ReservedMemory>& reserved);
 
-// kubelet's validateState (§a.5) for a stored state: replays `stored.assignments` onto the
+// kubelet's validateState for a stored state: replays `stored.assignments` onto the
 // default state of `topology` + `reserved` and compares node count, assignments, groups, and
 // per resource total / systemReserved / allocatable and the free / reserved sums per group.
 // FAILED_PRECONDITION "[memorymanager] the expected machine state is different from the real

@@ -1,5 +1,13 @@
 #include "lib/rpc/admission_proto.h"
 
+#include <algorithm>
+#include <set>
+
+#include "lib/common/absl_fmt.h"
+#include "lib/common/status_macros.h"
+
+#include "fmt/format.h"
+
 namespace topologyd::rpc {
 namespace {
 
@@ -50,6 +58,79 @@ void ProviderHintsToProto(const admission::ProviderHintsEntry& entry, const hint
       MaskToHint(h.affinity, h.preferred, numa, r->add_hints());
     }
   }
+}
+
+// --- reading an explanation back ---------------------------------------------------------
+
+// The reply speaks OS ids: mask positions are over the ascending ids it mentions.
+hints::NumaIndex NumaOf(const v1::ExplainResponse& in) {
+  std::vector<int> ids;
+  auto add = [&ids](const v1::Hint& h) {
+    ids.insert(ids.end(), h.numa_nodes().begin(), h.numa_nodes().end());
+  };
+  for (const v1::ContainerExplanation& e : in.containers()) {
+    add(e.merged());
+    for (const v1::ResourceHints& r : e.hints()) {
+      ids.insert(ids.end(), r.universe().begin(), r.universe().end());
+      for (const v1::Hint& h : r.hints()) add(h);
+    }
+  }
+  return hints::NumaIndex(std::move(ids));
+}
+
+hints::NumaMask MaskOf(const hints::NumaIndex& numa,
+                       const google::protobuf::RepeatedField<int32_t>& ids) {
+  return numa.Mask(std::vector<int>(ids.begin(), ids.end()));
+}
+
+hints::TopologyHint HintOf(const hints::NumaIndex& numa, const v1::Hint& h) {
+  hints::TopologyHint out{.preferred = h.preferred()};
+  if (!h.any_numa()) out.affinity = MaskOf(numa, h.numa_nodes());
+  return out;
+}
+
+// The provider entries of one merge: consecutive ResourceHints of a provider form its map; a
+// provider-level entry (empty resource) is no map (no_preference) or an empty one.
+std::vector<admission::ProviderHintsEntry> ProvidersFromProto(
+    const google::protobuf::RepeatedPtrField<v1::ResourceHints>& in, const hints::NumaIndex& numa) {
+  std::vector<admission::ProviderHintsEntry> out;
+  for (const v1::ResourceHints& r : in) {
+    if (out.empty() || out.back().provider != r.provider()) {
+      out.push_back({.provider = r.provider(), .hints = std::nullopt});
+    }
+    hints::ProviderHints& entry = out.back().hints;
+    if (r.resource().empty()) {
+      if (!r.no_preference()) entry.emplace();
+      continue;
+    }
+    if (!entry.has_value()) entry.emplace();
+    hints::HintList& list = (*entry)[r.resource()];
+    if (r.no_preference()) continue;
+    list.emplace();
+    list->upward_closed = r.upward_closed();
+    if (r.upward_closed()) list->universe = MaskOf(numa, r.universe());
+    for (const v1::Hint& h : r.hints()) list->hints.push_back(HintOf(numa, h));
+  }
+  return out;
+}
+
+absl::StatusOr<admission::ContainerAllocation> ContainerFromProto(
+    const v1::ContainerAllocation& in) {
+  absl::StatusOr<CpuSet> cpus = CpuSet::Parse(in.cpus());
+  if (!cpus.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("container \"{}\": cpus: {}", in.name(), cpus.status().message()));
+  }
+  admission::ContainerAllocation out{
+      .name = in.name(),
+      .cpus = *std::move(cpus),
+      .exclusive = in.exclusive(),
+      .numa_affinity = {in.numa_affinity().begin(), in.numa_affinity().end()},
+      .memory_numa = {in.memory_numa().begin(), in.memory_numa().end()}};
+  for (const auto& [resource, ids] : in.devices()) {
+    out.devices[resource] = {ids.ids().begin(), ids.ids().end()};
+  }
+  return out;
 }
 
 }  // namespace
@@ -103,6 +184,42 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
     e->set_policy(std::string(hints::PolicyName(explanation.policy)));
     e->set_scope(std::string(admission::ScopeName(explanation.scope)));
   }
+}
+
+absl::StatusOr<ExplainedResult> ExplainResponseToResult(const v1::ExplainResponse& in) {
+  hints::NumaIndex numa = NumaOf(in);
+  if (numa.ids().size() > static_cast<size_t>(hints::NumaMask::kMaxNodes)) {
+    return absl::InvalidArgumentError(fmt::format("the reply names {} NUMA nodes; a mask holds {}",
+                                                  numa.ids().size(), hints::NumaMask::kMaxNodes));
+  }
+  ExplainedResult out{.result = {}, .numa = std::move(numa)};
+  admission::AdmissionResult& result = out.result;
+  const v1::AdmitResponse& decision = in.decision();
+  result.admitted = decision.admitted();
+  result.reason = decision.reason();
+  result.message = decision.message();
+  for (const v1::ContainerAllocation& c : decision.containers()) {
+    TOPOLOGYD_ASSIGN_OR_RETURN(admission::ContainerAllocation container, ContainerFromProto(c));
+    result.containers.push_back(std::move(container));
+  }
+  admission::Explanation& explanation = result.explanation;
+  TOPOLOGYD_ASSIGN_OR_RETURN(explanation.policy, hints::ParsePolicy(in.policy()));
+  if (in.scope() != admission::ScopeName(admission::Scope::kContainer) &&
+      in.scope() != admission::ScopeName(admission::Scope::kPod)) {
+    return absl::InvalidArgumentError(fmt::format("unknown scope \"{}\"", in.scope()));
+  }
+  explanation.scope = in.scope() == admission::ScopeName(admission::Scope::kPod)
+                          ? admission::Scope::kPod
+                          : admission::Scope::kContainer;
+  explanation.notes = {in.notes().begin(), in.notes().end()};
+  for (const v1::ContainerExplanation& e : in.containers()) {
+    admission::MergeStep step{.providers = ProvidersFromProto(e.hints(), out.numa),
+                              .merged = {.hint = HintOf(out.numa, e.merged()), .admit = e.admit()},
+                              .limit_error = e.limit_error()};
+    if (!e.name().empty()) step.container = e.name();
+    explanation.merges.push_back(std::move(step));
+  }
+  return out;
 }
 
 void AllocationsToProto(const engine::AllocationsView& in, v1::ListAllocationsResponse* out) {

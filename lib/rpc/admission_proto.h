@@ -1,10 +1,15 @@
 // Proto forms of the engine's replies: admitted containers, admission decisions with their
 // explanation (every provider's hints and the merged hint, NUMA ids as OS ids), and the
-// allocation listing. One direction only: the daemon answers, it never reads these back.
+// allocation listing. The daemon writes them; clients read an explanation back into the
+// domain value (ExplainResponseToResult) and render it as offline explain does.
 #pragma once
 
+#include <vector>
+
+#include "lib/admission/admission.h"
 #include "lib/engine/engine.h"
 
+#include "absl/status/statusor.h"
 #include "topologyd/v1/topologyd.pb.h"
 
 namespace topologyd::rpc {
@@ -12,6 +17,17 @@ namespace topologyd::rpc {
 void ContainerViewToProto(const engine::ContainerView& in, topologyd::v1::ContainerAllocation* out);
 void AdmitReplyToProto(const engine::AdmitReply& in, topologyd::v1::AdmitResponse* out);
 void ExplainReplyToProto(const engine::ExplainReply& in, topologyd::v1::ExplainResponse* out);
+// ExplainReplyToProto's reply read back: the decision and its explanation, hint masks over
+// positions of `numa` (the ascending OS ids the reply mentions). The result has no new
+// state, and its containers no init or sidecar marks (the reply does not carry them).
+struct ExplainedResult {
+  admission::AdmissionResult result;
+  hints::NumaIndex numa;
+};
+// INVALID_ARGUMENT for a reply this build cannot read: a malformed CPU list, an unknown policy
+// or scope, more NUMA ids than a mask holds.
+absl::StatusOr<ExplainedResult> ExplainResponseToResult(const topologyd::v1::ExplainResponse& in);
+
 void AllocationsToProto(const engine::AllocationsView& in,
                         topologyd::v1::ListAllocationsResponse* out);
 

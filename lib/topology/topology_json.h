@@ -1,5 +1,5 @@
 // Renderings of a Topology for people and scripts: the JSON object of `topoctl topology
-// --output json` (a contract, ARCHITECTURE.md 3.1) and a plain-text table.
+// --output json` (a contract, docs/cli.md, `topology`) and a plain-text table.
 //
 // JSON shape (field names and value spellings are relied on by scripts; extend only
 // compatibly):

@@ -1,5 +1,5 @@
-// topoctl admit -f POD: asks the daemon to admit a pod (ARCHITECTURE.md 3.2). Prints the
-// decision (3.4 JSON, YAML or a table) on stdout; exits 0 when admitted, 1 when refused
+// topoctl admit -f POD: asks the daemon to admit a pod (docs/cli.md, `admit`). Prints
+// the decision (that page's JSON, YAML or a table) on stdout; exits 0 when admitted, 1 when refused
 // (reason and message also on stderr) or when the request failed.
 #include <iostream>
 #include <memory>

@@ -1,6 +1,6 @@
 // topoctl allocate --pod UID --container NAME --container-id ID [--cgroup PATH]: binds an
 // admitted container to its runtime identity and prints what to pin it to: the allocation
-// of ARCHITECTURE.md 3.4 with "container_id" and "cgroup".
+// of docs/cli.md (`admit`) with "container_id" and "cgroup".
 #include <iostream>
 #include <memory>
 #include <string>

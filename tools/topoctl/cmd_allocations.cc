@@ -1,5 +1,5 @@
 // topoctl allocations: every admitted pod's allocation, the reserved CPUs and the shared
-// pool (ARCHITECTURE.md 3.4), as JSON/YAML or one table row per container.
+// pool (docs/cli.md, `allocations`), as JSON/YAML or one table row per container.
 #include <iostream>
 #include <string>
 

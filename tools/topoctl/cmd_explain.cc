@@ -8,9 +8,9 @@
 // online form (neither flag) asks the running daemon, against its current allocations
 // (support_explain_online.h); giving only one of the two flags is bad usage.
 //
-// Output: a readable report by default; --output json|yaml prints ARCHITECTURE.md 3.4's
-// document with "hints" and "merged" (lib/admission/admission_json.h). Exit 0 when the pod
-// would be admitted, 1 when it would be rejected (the document is still printed; the reason
+// Output: a readable report by default; --output json|yaml prints the admit
+// document (docs/cli.md) with "hints" and "merged" (lib/admission/admission_json.h). Exit 0 when
+// the pod would be admitted, 1 when it would be rejected (the document is still printed; the reason
 // goes to stderr) or when the inputs are refused, 2 on bad usage.
 #include <fstream>
 #include <iostream>

@@ -80,7 +80,7 @@ void InstallMerge(CLI::App& root, CommandContext& context) {
       "merge", "merge hint providers' answers as kubelet's Topology Manager would (offline)");
   auto path = std::make_shared<std::string>();
   auto unlimited = std::make_shared<bool>(false);
-  cmd->add_option("--input", *path, "merge request JSON (ARCHITECTURE.md 3.1), or - for stdin")
+  cmd->add_option("--input", *path, "merge request JSON (docs/cli.md, merge), or - for stdin")
       ->required();
   cmd->add_flag("--unlimited", *unlimited,
                 "merge without the work and memory limits (exact, but adversarial input can "

@@ -1,5 +1,5 @@
 // topoctl take: which CPUs kubelet's static CPU policy would give one Guaranteed container,
-// offline (ARCHITECTURE.md 3.1). The machine comes from an hwloc XML file; the shared pool,
+// offline (docs/cli.md, `take`). The machine comes from an hwloc XML file; the shared pool,
 // reserved CPUs, options and the topology manager's NUMA affinity are given on the command
 // line; the answer is computed by the same library code the daemon uses.
 #include <iostream>

@@ -1,5 +1,5 @@
 // `topoctl topology [--input FILE.xml | --synthetic STR | --live]`: prints the machine
-// topology as topologyd models it (ARCHITECTURE.md 3.1). Without a source it asks the daemon
+// topology as topologyd models it (docs/cli.md, `topology`). Without a source it asks the daemon
 // (GetTopology) for the machine it decides on; --live discovers this machine with hwloc
 // instead, without a daemon. Every source gives the same rendering: --output json prints the
 // contract JSON, yaml the same document as YAML.

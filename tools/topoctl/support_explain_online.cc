@@ -1,11 +1,12 @@
 #include "tools/topoctl/support_explain_online.h"
 
 #include <iostream>
-#include <map>
 #include <utility>
 #include <vector>
 
+#include "lib/admission/admission_json.h"
 #include "lib/common/absl_fmt.h"
+#include "lib/rpc/admission_proto.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_pods.h"
@@ -21,29 +22,10 @@ namespace v1 = ::topologyd::v1;
 // well-formed uid will do.
 constexpr char kExplainUid[] = "topoctl-explain";
 
-nlohmann::json Affinity(const v1::Hint& h) {
-  if (h.any_numa()) return nullptr;
-  return std::vector<int>(h.numa_nodes().begin(), h.numa_nodes().end());
-}
-
-nlohmann::json HintArray(const google::protobuf::RepeatedPtrField<v1::Hint>& list) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const v1::Hint& h : list) {
-    out.push_back({{"affinity", Affinity(h)}, {"preferred", h.preferred()}});
-  }
-  return out;
-}
-
-nlohmann::json ResourceHintsJson(const v1::ResourceHints& r) {
-  if (r.no_preference()) return nullptr;
-  if (!r.upward_closed()) return HintArray(r.hints());
-  return {{"upward_closed", true},
-          {"universe", std::vector<int>(r.universe().begin(), r.universe().end())},
-          {"hints", HintArray(r.hints())}};
-}
-
-nlohmann::json ContainerName(const v1::ContainerExplanation& e) {
-  return e.name().empty() ? nlohmann::json(nullptr) : nlohmann::json(e.name());
+// The offline document's renderer on the reply read back.
+nlohmann::json Document(const topologyd::rpc::ExplainedResult& explained) {
+  return topologyd::admission::AdmissionResultToJson(explained.numa, explained.result,
+                                                     /*with_explanation=*/true);
 }
 
 // --- table ---------------------------------------------------------------------------------
@@ -107,37 +89,9 @@ void PrintExplainTable(const nlohmann::json& doc) {
 }
 
 nlohmann::json ExplainResponseToJson(const v1::ExplainResponse& response) {
-  nlohmann::json doc = DecisionToJson(response.decision());
-  doc["policy"] = response.policy();
-  doc["scope"] = response.scope();
-  doc["notes"] = std::vector<std::string>(response.notes().begin(), response.notes().end());
-  nlohmann::json hints = nlohmann::json::array();
-  nlohmann::json merged = nlohmann::json::array();
-  for (const v1::ContainerExplanation& e : response.containers()) {
-    nlohmann::json providers = nlohmann::json::object();
-    for (const v1::ResourceHints& r : e.hints()) {
-      if (r.resource().empty()) {
-        // A provider-level entry: no map at all (no_preference), or an empty map.
-        providers[r.provider()] =
-            r.no_preference() ? nlohmann::json(nullptr) : nlohmann::json::object();
-        continue;
-      }
-      nlohmann::json& p = providers[r.provider()];
-      if (!p.is_object()) p = nlohmann::json::object();
-      p[r.resource()] = ResourceHintsJson(r);
-    }
-    hints.push_back({{"container", ContainerName(e)}, {"providers", providers}});
-    nlohmann::json m = {{"container", ContainerName(e)},
-                        {"affinity", Affinity(e.merged())},
-                        {"preferred", e.merged().preferred()},
-                        {"admit", e.admit()}};
-    // As the offline document: the key only for a merge given up at its limits.
-    if (!e.limit_error().empty()) m["limit_error"] = e.limit_error();
-    merged.push_back(std::move(m));
-  }
-  doc["hints"] = hints;
-  doc["merged"] = merged;
-  return doc;
+  absl::StatusOr<topologyd::rpc::ExplainedResult> explained =
+      topologyd::rpc::ExplainResponseToResult(response);
+  return explained.ok() ? Document(*explained) : nlohmann::json(nullptr);
 }
 
 int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file) {
@@ -153,8 +107,14 @@ int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file) {
   grpc::Status s = stub->Explain(CallContext().get(), request, &response);
   if (!s.ok()) return ReportRpcError("explain", s, g.socket);
 
-  nlohmann::json doc = ExplainResponseToJson(response);
-  PrintResult(doc, g.format(), PrintExplainTable);
+  absl::StatusOr<topologyd::rpc::ExplainedResult> explained =
+      topologyd::rpc::ExplainResponseToResult(response);
+  if (!explained.ok()) {
+    std::cerr << "topoctl: explain: cannot read the daemon's reply: "
+              << explained.status().message() << "\n";
+    return kExitRefused;
+  }
+  PrintResult(Document(*explained), g.format(), PrintExplainTable);
   if (!response.decision().admitted()) {
     std::cerr << "topoctl: explain: would be refused: " << response.decision().reason() << ": "
               << response.decision().message() << "\n";

@@ -1,15 +1,9 @@
 // `topoctl explain -f POD` against the daemon: the decision Admit would make, with no state
 // change, plus every provider's hints and each merge.
 //
-// --output json|yaml prints exactly the document of the offline explain
-// (lib/admission/admission_json.h, AdmissionResultToJson with the explanation):
-//   {"admitted", "reason", "message", "containers": [...], "policy", "scope", "notes",
-//    "hints": [{"container": NAME | null, "providers": {...}}],
-//    "merged": [{"container": NAME | null, "affinity": [ids] | null, "preferred", "admit",
-//                "limit_error" (only when set: a merge given up at its limits)}]}
-// rebuilt from the ExplainResponse. A ResourceHints with an empty resource stands for the
-// whole provider: no map at all when no_preference is set (null), else an empty map ({}).
-// The table form is for people.
+// The reply is read back into the domain value (lib/rpc ExplainResponseToResult) and
+// rendered by lib/admission/admission_json.h, the offline explain's renderer, so
+// --output json|yaml prints exactly the offline document. The table form is for people.
 #pragma once
 
 #include <string>
@@ -27,7 +21,8 @@ namespace topoctl {
 // A manifest without metadata.uid is explained under the uid "topoctl-explain", as offline.
 int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file);
 
-// The JSON document above, built from the daemon's reply alone.
+// The JSON document above, built from the daemon's reply alone; null for a reply
+// ExplainResponseToResult cannot read.
 nlohmann::json ExplainResponseToJson(const topologyd::v1::ExplainResponse& response);
 
 // Prints that document as the table for people: the decision, then per merge its hints and

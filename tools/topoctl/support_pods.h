@@ -1,6 +1,6 @@
 // Helpers shared by the online pod commands (admit, explain, allocate, allocations):
 // reading a Pod manifest into a request, and rendering allocations and admission decisions
-// in the JSON shapes of ARCHITECTURE.md 3.4 and as table cells.
+// in the JSON shapes of docs/cli.md (`admit`, `allocations`) and as table cells.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The JSON document of `topoctl admit|explain` (ARCHITECTURE.md 3.4 plus the explanation).
+// The JSON document of `topoctl admit|explain` (docs/cli.md, `admit`, plus the explanation).
 #include "lib/admission/admission_json.h"
 
 #include "tests/unit/admission/admission_test_util.h"

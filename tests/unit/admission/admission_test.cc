@@ -181,7 +181,7 @@ TEST_F(AdmissionTest, MemoryThatFitsNowhereIsUnexpectedAdmissionErrorUnderBestEf
   EXPECT_EQ(r.new_state, state_);
 }
 
-// Spec §a.4 "No fit": the empty memory lists make the merged hint non-preferred, so
+// kubelet's memory "no fit" rule: the empty memory lists make the merged hint non-preferred, so
 // restricted and single-numa-node refuse the pod at the merge.
 TEST_F(AdmissionTest, MemoryThatFitsNowhereIsTopologyAffinityErrorUnderRestricted) {
   for (const char* policy : {"restricted", "single-numa-node"}) {

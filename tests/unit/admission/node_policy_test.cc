@@ -147,7 +147,7 @@ TEST(NodePolicyTest, NumaLimitAppliesToOverridesUnderPolicyNone) {
               HasSubstr("unsupported on machines with more than 8 NUMA Nodes"));
 }
 
-// kubelet's rule that the reservations add up to Node Allocatable's (spec §a.3 rule 2), checked
+// kubelet's rule that the reservations add up to Node Allocatable's, checked
 // when its settings are given. BaseConfig reserves 1Gi of memory on node 0 and no hugepages.
 TEST(NodePolicyTest, ReservedMemoryMustAddUpToNodeAllocatableWhenItIsGiven) {
   const topology::Topology machine = Machine(MachineSpec{.gpus_per_node = 1});

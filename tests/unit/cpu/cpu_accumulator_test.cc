@@ -1,5 +1,6 @@
-// kubelet's accumulator orderings and bookkeeping (spec section 5.1-5.2), transcribed from
-// kubelet's cpu_assignment_test.go (TestCPUAccumulatorFree*, TestCPUAccumulatorTake).
+// kubelet's accumulator orderings and bookkeeping (docs/cpu-policy.md, "How CPUs are chosen"),
+// transcribed from kubelet's cpu_assignment_test.go (TestCPUAccumulatorFree*,
+// TestCPUAccumulatorTake).
 #include "lib/cpu/cpu_accumulator.h"
 
 #include <algorithm>

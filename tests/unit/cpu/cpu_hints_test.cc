@@ -1,5 +1,5 @@
-// CPU topology hints (spec section 8): the upward-closed form against kubelet's explicit
-// enumeration, and kubelet's preferred rule (capacity, not free CPUs).
+// CPU topology hints (docs/cpu-policy.md, "Topology hints"): the upward-closed form against
+// kubelet's explicit enumeration, and kubelet's preferred rule (capacity, not free CPUs).
 #include "lib/cpu/cpu_hints.h"
 
 #include <algorithm>
@@ -57,7 +57,7 @@ CpuTopology Machine(int numas, int per_numa, int sockets, int threads = 1) {
   return CpuTopology(CpuCounters{total, total / threads, sockets, numas, 1}, details);
 }
 
-// Rule 8: the spec's example (2 NUMA x 6 CPUs).
+// A worked example (2 NUMA x 6 CPUs).
 TEST(CpuHintsTest, SpecExample) {
   CpuTopology topo = Machine(2, 6, 2);
   const CpuSet available = Cpus("3-5,6-11");  // NUMA 0: 3 free, NUMA 1: 6 free
@@ -78,7 +78,7 @@ TEST(CpuHintsTest, SpecExample) {
   EXPECT_TRUE(GenerateCpuHints(topo, available, CpuSet(), 10, false).hints.empty());
 }
 
-// Rule 8: Expand(upward-closed) == kubelet's explicit list on random small machines, with
+// Expand(upward-closed) == kubelet's explicit list on random small machines, with
 // reusable CPUs and with align-by-socket.
 TEST(CpuHintsTest, UpwardClosedMatchesExplicitEnumeration) {
   std::mt19937 rng(20240607);
@@ -105,7 +105,7 @@ TEST(CpuHintsTest, UpwardClosedMatchesExplicitEnumeration) {
   }
 }
 
-// Rule 8 on kubelet's topologies: all free, every request size, packed and align-by-socket.
+// On kubelet's topologies: all free, every request size, packed and align-by-socket.
 TEST(CpuHintsTest, KubeletTopologiesMatchExplicit) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   for (const std::string name : {"topoDualSocketHT", "topoDualSocketMultiNumaPerSocketHT",
@@ -175,7 +175,7 @@ TEST(CpuHintsTest, SixteenNodesAreNeverCut) {
   EXPECT_EQ(Expand(GenerateCpuHints(topo, uneven, CpuSet(), 5, false)), want->hints);
 }
 
-// Rule 8: hints for a container that already has CPUs, and for shared-pool containers.
+// Hints for a container that already has CPUs, and for shared-pool containers.
 TEST(CpuHintsTest, ProviderAnswer) {
   CpuTopology topo = Machine(2, 6, 2);
   auto policy = StaticPolicy::Create(topo, {}, CpuSet());

@@ -2,7 +2,6 @@
 #include "lib/cpu/cpu_topology.h"
 
 #include <map>
-#include <stdexcept>
 
 #include "gtest/gtest.h"
 
@@ -23,7 +22,6 @@ TEST(CpuTopologyTest, FindAnswersLikeTheMapForEveryId) {
     const CpuInfo* found = topology.Find(cpu);
     if (it == details.end()) {
       EXPECT_EQ(found, nullptr) << cpu;
-      EXPECT_THROW(topology.At(cpu), std::out_of_range) << cpu;
     } else {
       ASSERT_NE(found, nullptr) << cpu;
       EXPECT_EQ(*found, it->second) << cpu;

@@ -31,9 +31,9 @@ std::vector<std::string> CorpusFiles() {
 // Machines on which kubelet itself hands out CPUs that are not free, because its core model
 // does not fit: a core whose size differs from the counter-derived CPUsPerCore (hybrid
 // P/E-core parts: 24 CPUs / 16 cores = 1, so a 2-thread core with one free thread counts as
-// a free core and is taken whole; spec quirk 1), or a CoreID reused in two sockets (one of
-// kubelet's test maps; quirk 2). topologyd reproduces kubelet there, so these invariants
-// do not hold on them; the corpus's real machines are all regular.
+// a free core and is taken whole; docs/cpu-policy.md, "The kubelet view of the machine"), or
+// a CoreID reused in two sockets (one of kubelet's test maps). topologyd reproduces kubelet there,
+// so these invariants do not hold on them; the corpus's real machines are all regular.
 bool KubeletCoreModelBroken(const CpuTopology& topo) {
   for (const auto& [core, cpus] : topo.Cores()) {
     if (cpus.Size() != topo.CpusPerCore()) return true;

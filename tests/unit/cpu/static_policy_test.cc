@@ -1,4 +1,4 @@
-// The static policy over CpuState values (spec section 3) and its options (section 2.1).
+// The static policy over CpuState values and its options (docs/cpu-policy.md).
 #include "lib/cpu/static_policy.h"
 
 #include <random>
@@ -27,7 +27,7 @@ ContainerRequest Req(const std::string& name, int n, ContainerKind kind = Contai
   return ContainerRequest{"pod1", name, kind, n};
 }
 
-// Rule 3.4: only whole CPUs of Guaranteed pods are exclusive.
+// Only whole CPUs of Guaranteed pods are exclusive.
 TEST(StaticPolicyTest, GuaranteedCpus) {
   EXPECT_EQ(GuaranteedCpus(true, 2000), 2);
   EXPECT_EQ(GuaranteedCpus(true, 1500), 0);
@@ -36,7 +36,7 @@ TEST(StaticPolicyTest, GuaranteedCpus) {
   EXPECT_EQ(GuaranteedCpus(true, 0), 0);
 }
 
-// Rule 3.2: reserved count -> set through takeByTopology with the policy's options.
+// Reserved count -> set through takeByTopology with the policy's options.
 TEST(StaticPolicyTest, ReservedFromCount) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   auto dual = KubeletTopology("topoDualSocketHT");
@@ -62,7 +62,7 @@ TEST(StaticPolicyTest, ReservedFromCount) {
             "[cpumanager] unable to determine reserved CPU resources for static policy");
 }
 
-// Rule 3.2: a reserved CPU outside the topology is a configuration error.
+// A reserved CPU outside the topology is a configuration error.
 TEST(StaticPolicyTest, ReservedOutsideTopology) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   auto topo = KubeletTopology("topoSingleSocketHT");
@@ -74,7 +74,7 @@ TEST(StaticPolicyTest, ReservedOutsideTopology) {
             "unknown CPU ID: 9");
 }
 
-// Rule 3.3: start-up fills a fresh state and validates an existing one.
+// Start-up fills a fresh state and validates an existing one.
 TEST(StaticPolicyTest, StartValidatesState) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicy policy = MustPolicy("topoSingleSocketHT", {}, "0");
@@ -130,7 +130,7 @@ TEST(StaticPolicyTest, StartValidatesState) {
             "some of strictly reserved cpus: \"0\" are present in defaultCpuSet: \"0-7\"");
 }
 
-// Rule 3.6: an app container takes over a finished init container's CPUs.
+// An app container takes over a finished init container's CPUs.
 TEST(StaticPolicyTest, InitContainerCpusAreReused) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicy policy = MustPolicy("topoSingleSocketHT", {}, "");
@@ -143,7 +143,7 @@ TEST(StaticPolicyTest, InitContainerCpusAreReused) {
   EXPECT_EQ(app->cpus.ToString(), "0,4");
   EXPECT_EQ(app->state.default_cpu_set.ToString(), "2-3,6-7");
 
-  // Rule 3.7: removing the app keeps the CPUs the init container still holds out of the pool.
+  // Removing the app keeps the CPUs the init container still holds out of the pool.
   CpuState after_app = policy.RemoveContainer(app->state, "pod1", "app");
   EXPECT_EQ(after_app.default_cpu_set.ToString(), "2-3,6-7");
   CpuState after_init = policy.RemoveContainer(after_app, "pod1", "init");
@@ -153,7 +153,7 @@ TEST(StaticPolicyTest, InitContainerCpusAreReused) {
   EXPECT_EQ(policy.RemoveContainer(after_init, "pod1", "nope"), after_init);
 }
 
-// Rule 3.6: a sidecar's CPUs are never reused.
+// A sidecar's CPUs are never reused.
 TEST(StaticPolicyTest, SidecarCpusAreNotReused) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicy policy = MustPolicy("topoSingleSocketHT", {}, "");
@@ -168,7 +168,7 @@ TEST(StaticPolicyTest, SidecarCpusAreNotReused) {
   EXPECT_EQ(app->state.default_cpu_set.ToString(), "3,7");
 }
 
-// Rule 3.5: shared-pool containers change nothing; an existing assignment is kept.
+// Shared-pool containers change nothing; an existing assignment is kept.
 TEST(StaticPolicyTest, SharedAndRepeatedAllocations) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicy policy = MustPolicy("topoDualSocketHT", {}, "0,6");
@@ -229,7 +229,7 @@ TEST(StaticPolicyTest, HybridCoresNeverHandOutAHeldThread) {
   }
 }
 
-// Rule 3.5 (full-pcpus-only): SMTAlignmentError, checked before "already allocated".
+// full-pcpus-only: SMTAlignmentError, checked before "already allocated".
 TEST(StaticPolicyTest, FullPcpusOnly) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicyOptions options;
@@ -257,7 +257,7 @@ TEST(StaticPolicyTest, FullPcpusOnly) {
   EXPECT_EQ(RejectionReason(repeat.status()), "SMTAlignmentError");
 }
 
-// Rule 6: the affinity is filled first, then the rest from anywhere.
+// The affinity is filled first, then the rest from anywhere.
 TEST(StaticPolicyTest, AffinityFirstThenTheRest) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicy policy = MustPolicy("topoDualSocketHT", {}, "");
@@ -280,7 +280,7 @@ TEST(StaticPolicyTest, AffinityFirstThenTheRest) {
   EXPECT_EQ(unaligned->cpus.ToString(), "2,21");
 }
 
-// Rule 2.1: option parsing, gates, values and the incompatible pairs.
+// Option parsing, gates, values and the incompatible pairs.
 TEST(PolicyOptionsTest, ParseAndValidate) {
   auto ok =
       ParseStaticPolicyOptions({{"full-pcpus-only", "true"}, {"strict-cpu-reservation", "1"}});
@@ -333,7 +333,7 @@ TEST(PolicyOptionsTest, ParseAndValidate) {
             "None policy: received unsupported options=map[a:b]");
 }
 
-// Rule 2.1: align-by-socket machine checks.
+// Align-by-socket machine checks.
 TEST(PolicyOptionsTest, AlignBySocketMachineChecks) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   StaticPolicyOptions options;

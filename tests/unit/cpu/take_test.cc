@@ -1,7 +1,7 @@
 // The allocators on kubelet's own cases: every row is transcribed from kubelet's
 // cpu_assignment_test.go (commonTakeByTopologyTestCases, TestTakeByTopologyNUMAPacked,
 // TestTakeByTopologyWithSpreadPhysicalCPUsPreferredOption, TestTakeByTopologyNUMADistributed)
-// or is a worked example of specs/kubelet-cpu-manager.md (marked "spec").
+// or is a worked example of kubelet's documented behaviour (docs/cpu-policy.md; marked "spec").
 #include <string>
 #include <vector>
 
@@ -65,7 +65,7 @@ void ExpectTake(const TakeCase& tc, const absl::StatusOr<CpuSet>& got) {
   EXPECT_EQ(got->ToString(), Cpus(tc.expect).ToString()) << tc.description;
 }
 
-// Rule: packed allocator (spec 5.3), full NUMA/socket/core passes then single CPUs.
+// Rule: packed allocator, full NUMA/socket/core passes then single CPUs.
 TEST(TakePackedTest, KubeletCommonCases) {
   TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES();
   for (const TakeCase& tc : CommonCases()) {

@@ -1,4 +1,4 @@
-// Device allocation tests (spec kubelet-memory-device-checkpoint.md §b.4). The alignment cases
+// Device allocation tests (docs/admission.md, "Devices: Allocation"). The alignment cases
 // transcribe kubelet's devicemanager TestTopologyAlignedAllocation (without the plugin
 // GetPreferredAllocation hook, which topologyd does not have).
 #include "lib/device/device_allocator.h"
@@ -70,7 +70,7 @@ TEST(DeviceAllocatorTest, NilAffinityTakesPoolOrder) {
 TEST(DeviceAllocatorTest, KubeletErrors) {
   const pod::Pod pod = MakePod("p", {Ctr("c", {{"a.com/x", 3}})});
   {
-    // Rule §b.4.3: a registered resource without healthy devices.
+    // Step 2: a registered resource without healthy devices.
     const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {})});
     auto r = Allocate(inv, {}, pod, "c", H({0}, true));
     ASSERT_FALSE(r.ok());
@@ -79,14 +79,14 @@ TEST(DeviceAllocatorTest, KubeletErrors) {
   }
   const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1})})});
   {
-    // Rule §b.4.5: too few free devices.
+    // Step 4: too few free devices.
     auto r = Allocate(inv, {}, pod, "c", H({0}, true));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(std::string(r.status().message()),
               "requested number of devices unavailable for a.com/x. Requested: 3, Available: 2");
   }
   {
-    // Rule §b.4.1: held devices must match the request.
+    // Step 1: held devices must match the request.
     DeviceState s;
     s.pods["p"]["c"]["a.com/x"] = {"d0"};
     auto r = Allocate(inv, s, pod, "c", H({0}, true));
@@ -96,7 +96,7 @@ TEST(DeviceAllocatorTest, KubeletErrors) {
                           "from 1 to 3"));
   }
   {
-    // Rule §b.4.2/3: already allocated -> unchanged; held device gone from the pool -> error.
+    // Steps 1/2: already allocated -> unchanged; held device gone from the pool -> error.
     const pod::Pod one = MakePod("p", {Ctr("c", {{"a.com/x", 1}})});
     DeviceState s;
     s.pods["p"]["c"]["a.com/x"] = {"d1"};
@@ -110,7 +110,7 @@ TEST(DeviceAllocatorTest, KubeletErrors) {
 }
 
 TEST(DeviceAllocatorTest, AppContainerReusesInitContainerDevices) {
-  // Rule §b.4.4: reusable devices are taken first, even outside the affinity.
+  // Step 3: reusable devices are taken first, even outside the affinity.
   const DeviceInventory inv =
       Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1}), Dev("d2", {1})})});
   const pod::Pod pod =

@@ -1,5 +1,5 @@
-// Device hint tests. Each case names the rule of spec kubelet-memory-device-checkpoint.md §b.2
-// it checks; the "kubelet:" cases transcribe the data of kubelet's
+// Device hint tests. Each case names the rule of kubelet's Device Manager it checks
+// (docs/admission.md, "Devices: Hints"); the "kubelet:" cases transcribe the data of kubelet's
 // devicemanager/topology_hints_test.go (getCommonTestCases / getPodScopeTestCases, NUMA nodes
 // {0,1}); a randomized test compares against a direct transcription of kubelet's 2^N loop.
 #include "lib/device/device_hints.h"
@@ -167,7 +167,7 @@ TEST(DeviceHintsTest, NoDeviceResourceGivesEmptyMap) {
 }
 
 TEST(DeviceHintsTest, MultiNodeDeviceCountsForEachNode) {
-  // §b.2 effects: a device on {0,1} satisfies masks {0} and {1}; both single-node hints are
+  // A device on {0,1} satisfies masks {0} and {1}; both single-node hints are
   // preferred.
   const DeviceInventory inv = Inventory(4, {Pool("a.com/x", {Dev("gpu", {0, 1})})});
   const pod::Pod pod = MakePod("p", {Ctr("c", {{"a.com/x", 1}})});
@@ -180,7 +180,7 @@ TEST(DeviceHintsTest, MultiNodeDeviceCountsForEachNode) {
 }
 
 TEST(DeviceHintsTest, ReusableInitContainerDevicesMustTouchTheMask) {
-  // §b.2 step 4b/4c: the app container reuses the init container's device on node 1; masks
+  // Reuse: the app container reuses the init container's device on node 1; masks
   // without node 1 are skipped, the reusable device counts.
   const DeviceInventory inv =
       Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1}), Dev("d2", {0})})});
@@ -233,7 +233,7 @@ TEST(DeviceHintsTest, ContainersThatRunTogetherNeverShareAReusableDevice) {
 }
 
 TEST(DeviceHintsTest, ReusableDevicesCountTowardsTheRequestWhenNothingIsFree) {
-  // §b.2 step 3: the request is checked against available plus reusable devices. Every device is
+  // The request is checked against available plus reusable devices. Every device is
   // in use (d0 by another pod, d1 by this pod's init container), yet the app container can
   // have d1.
   const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1})})});
@@ -287,7 +287,7 @@ std::vector<TopologyHint> KubeletReference(const DevicePool& pool, int numa_coun
 }
 
 TEST(DeviceHintsTest, MatchesKubeletEnumerationOnRandomPools) {
-  // §b.2 as a whole: the expanded upward-closed answer equals kubelet's 2^N list.
+  // As a whole: the expanded upward-closed answer equals kubelet's 2^N list.
   std::mt19937 rng(12345);
   for (int iter = 0; iter < 400; ++iter) {
     const int numa = 1 + static_cast<int>(rng() % 6);

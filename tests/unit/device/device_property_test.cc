@@ -1,4 +1,4 @@
-// Randomized invariants of the device provider (spec §b.2, §b.4) on constructed and, when the
+// Randomized invariants of the device provider (hints and allocation) on constructed and, when the
 // shared hwloc topologies are present, real machines: along random admit/release streams no
 // device is ever held by two pods, every container holds exactly what it asked for, hints stay
 // minimal, and releasing every pod returns every device.

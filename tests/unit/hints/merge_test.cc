@@ -1,5 +1,6 @@
-// Table tests: one or more per rule of the kubelet Topology Manager specification
-// (filtering §3, merge §4, policies §5, closed form §6), checked against hand-derived results.
+// Table tests: one or more per rule of kubelet's Topology Manager (docs/merge.md, "kubelet's
+// rules": filtering, merging, policies) and of the closed form ("Algorithm"), checked against
+// hand-derived results.
 #include "lib/hints/merge.h"
 
 #include <optional>
@@ -46,7 +47,7 @@ MergeResult Result(std::optional<std::vector<int>> ids, bool preferred, bool adm
 const std::vector<std::vector<double>> kFourNodeDistances = {
     {10, 11, 12, 12}, {11, 10, 12, 12}, {12, 12, 10, 11}, {12, 12, 11, 10}};
 
-// §3: nil map and empty map mean "no preference"; nil list too; an empty list means "cannot
+// Filtering: nil map and empty map mean "no preference"; nil list too; an empty list means "cannot
 // be satisfied".
 TEST(MergeTest, ProviderFilteringDistinctions) {
   EXPECT_EQ(RunMerge(2, Policy::kRestricted, {std::nullopt}),
@@ -62,14 +63,15 @@ TEST(MergeTest, ProviderFilteringDistinctions) {
             Result(std::vector{0, 1}, false, false));
 }
 
-// §6.5: zero providers.
+// Filtering: zero providers.
 TEST(MergeTest, ZeroProviders) {
   EXPECT_EQ(RunMerge(4, Policy::kBestEffort, {}), Result(std::vector{0, 1, 2, 3}, true, true));
   EXPECT_EQ(RunMerge(4, Policy::kSingleNumaNode, {}), Result(std::nullopt, true, true));
   EXPECT_EQ(RunMerge(4, Policy::kNone, {}), Result(std::nullopt, false, true));
 }
 
-// §4.2: preferred only if every hint is preferred and all non-nil affinities are equal.
+// Merging one permutation: preferred only if every hint is preferred and all non-nil affinities are
+// equal.
 TEST(MergeTest, PreferredRequiresEqualAffinities) {
   EXPECT_EQ(RunMerge(2, Policy::kRestricted,
                      {Provider({{"a", List({H({0}, true)})}}),
@@ -81,14 +83,14 @@ TEST(MergeTest, PreferredRequiresEqualAffinities) {
       Result(std::vector{0}, true, true));
 }
 
-// §1.1: narrowness is by count, then by integer value: {1,2} (6) beats {0,3} (9).
+// Narrowness is by count, then by integer value: {1,2} (6) beats {0,3} (9).
 TEST(MergeTest, IntegerTieBreakNotLowestBit) {
   EXPECT_EQ(RunMerge(4, Policy::kBestEffort,
                      {Provider({{"a", List({H({0, 3}, true), H({1, 2}, true)})}})}),
             Result(std::vector{1, 2}, true, true));
 }
 
-// §4.3/§4.4: non-preferred candidates prefer exactly k nodes, then the largest below k, then
+// k and compare(): non-preferred candidates prefer exactly k nodes, then the largest below k, then
 // the smallest above k.
 TEST(MergeTest, BestNonPreferredAffinityCount) {
   // k = 2 (second list's narrowest). Reachable: {0,1} (2 nodes) and {1} (1 node).
@@ -108,7 +110,7 @@ TEST(MergeTest, BestNonPreferredAffinityCount) {
             Result(std::vector{0}, false, true));
 }
 
-// §4.5: prefer-closest breaks ties between equally wide masks by average distance.
+// prefer-closest-numa-nodes breaks ties between equally wide masks by average distance.
 TEST(MergeTest, PreferClosestUsesAverageDistance) {
   std::vector<ProviderHints> p = {Provider({{"a", List({H({0, 2}, true), H({2, 3}, true)})}})};
   EXPECT_EQ(RunMerge(4, Policy::kBestEffort, p, false, kFourNodeDistances),
@@ -148,7 +150,7 @@ TEST(MergeTest, PreferClosestAmongNonPreferredAndUpwardClosed) {
             Result(std::vector{2, 3}, false, true));
 }
 
-// §5.4: single-numa-node filters, reports the default mask as nil, admits iff preferred.
+// single-numa-node filters, reports the default mask as nil, admits iff preferred.
 TEST(MergeTest, SingleNumaNode) {
   // Only preferred one-node hints survive: {1} is common.
   EXPECT_EQ(RunMerge(4, Policy::kSingleNumaNode,

@@ -1,5 +1,5 @@
-// A brute-force model of kubelet's Topology Manager merge, written as plainly as the
-// specification (docs: kubelet-topology-manager.md §3-§5): expand every list, filter, build
+// A brute-force model of kubelet's Topology Manager merge, written as plainly as its rules
+// (docs/merge.md, "kubelet's rules"): expand every list, filter, build
 // the full cross product, merge each permutation and keep the better candidate with kubelet's
 // compare() case by case. Exponential on purpose; it is the oracle the fast merge is tested
 // (and benchmarked) against. Shares only the data types with lib/hints.

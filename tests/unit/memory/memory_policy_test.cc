@@ -1,5 +1,5 @@
-// Memory Manager static policy tests (spec kubelet-memory-device-checkpoint.md §a.4 hints,
-// §a.5 allocation and groups). Cases marked "kubelet:" transcribe the data of
+// Memory Manager static policy tests (docs/admission.md, "Memory and hugepages": hints,
+// allocation and groups). Cases marked "kubelet:" transcribe the data of
 // memorymanager/policy_static_test.go (TestStaticPolicyGetTopologyHints,
 // TestStaticPolicyRemoveContainer, TestStaticPolicyAllocateWithInitContainers).
 #include "lib/memory/memory_policy.h"
@@ -110,7 +110,7 @@ TEST(MemoryHintsTest, KubeletPreferredMeansEmptyMachineWidth) {
 }
 
 TEST(MemoryHintsTest, NothingFitsGivesEmptyLists) {
-  // §a.4 "No fit": every requested type maps to an empty list ("cannot be satisfied").
+  // No fit: every requested type maps to an empty list ("cannot be satisfied").
   pod::Container c = Ctr("c", 64 * kGb, 0);
   c.limits["hugepages-2Mi"] = c.requests["hugepages-2Mi"] = pod::Quantity::FromInt(4 * kMb);
   const auto h = Hints(FourNodes(2), MakePod("p", {c}));
@@ -150,7 +150,7 @@ TEST(MemoryHintsTest, ExplicitListsBeyondTheDenseMergeKeepTheNarrowestMasks) {
 }
 
 TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
-  // §a.4 steps 3/4/8: 2Gi does not fit one node's 1.5Gi allocatable; every 2-node mask is
+  // Hint steps 1 and 4: 2Gi does not fit one node's 1.5Gi allocatable; every 2-node mask is
   // preferred, wider ones are not.
   const auto h = Hints(FourNodes(3), MakePod("p", {Ctr("c", 2 * kGb, 0)}));
   ASSERT_TRUE(h.has_value());
@@ -159,7 +159,7 @@ TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
 }
 
 TEST(MemoryHintsTest, PodScopeUsesEffectiveRequest) {
-  // §a.4 pod scope: max(init, sum of apps + sidecars), for every type any container requests.
+  // Pod scope: max(init, sum of apps + sidecars), for every type any container requests.
   const pod::Pod pod =
       MakePod("p", {Ctr("a1", 512 * kMb, 0), Ctr("a2", 512 * kMb, 0)},
               {Ctr("i1", kGb + 512 * kMb, kGb), Ctr("s", 256 * kMb, 0, true, true)});
@@ -175,7 +175,7 @@ TEST(MemoryHintsTest, PodScopeUsesEffectiveRequest) {
 }
 
 TEST(MemoryAllocateTest, SingleNodeAndCpusetMems) {
-  // §a.5 step 5: blocks per type, counts and groups updated, bytes taken lowest node first.
+  // Allocation step 4: blocks per type, counts and groups updated, bytes taken lowest node first.
   const MemoryState s0 = FourNodes(2);
   const pod::Pod pod = MakePod("p", {Ctr("c", kGb, kGb)});
   auto s1 = Allocate(s0, pod, "c", H({1}, true));
@@ -194,7 +194,7 @@ TEST(MemoryAllocateTest, SingleNodeAndCpusetMems) {
 }
 
 TEST(MemoryAllocateTest, ExtendsANarrowMergedHint) {
-  // §a.5 step 2: the merged mask {0} cannot hold 2Gi; it is extended to the best hint
+  // Allocation step 2: the merged mask {0} cannot hold 2Gi; it is extended to the best hint
   // containing it, {0,1}, which is preferred; memory is taken from node 0 first.
   const MemoryState s0 = FourNodes(2);
   auto s1 = Allocate(s0, MakePod("p", {Ctr("c", 2 * kGb, 0)}), "c", H({0}, false));
@@ -213,10 +213,10 @@ TEST(MemoryAllocateTest, ExtendsANarrowMergedHint) {
 }
 
 TEST(MemoryAllocateTest, SingleNodeHintOnGroupedNodeIsRefused) {
-  // §a.5 step 3 checks the group rules again. When the topology manager's AND of all providers
-  // narrows memory's {0,1} to {1} and node 1 still has room, a single-NUMA block on node 1
-  // would mix with the {0,1} group's cross-NUMA blocks: refused. (kubelet's Go code allocates
-  // and overwrites node 1's group.)
+  // Allocation step 3 checks the group rules again. When the topology manager's AND of all
+  // providers narrows memory's {0,1} to {1} and node 1 still has room, a single-NUMA block on node
+  // 1 would mix with the {0,1} group's cross-NUMA blocks: refused. (kubelet's Go code allocates and
+  // overwrites node 1's group.)
   const MemoryState s0 = FourNodes(3);
   MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", 2 * kGb, 0)}), "c", H({0, 1}, true));
   auto r = Allocate(s, MakePod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({1}, true));

@@ -1,4 +1,4 @@
-// Randomized invariants of the Memory Manager static policy (spec §a.4, §a.5) on constructed
+// Randomized invariants of the Memory Manager static policy (hints and allocation) on constructed
 // and, when present, real machines: along random admit/release streams no NUMA node gives out
 // more bytes than it has (reserved + free == allocatable), groups stay consistent, kubelet's
 // validateState accepts every intermediate state, and releasing every pod restores the table.

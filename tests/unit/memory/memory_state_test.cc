@@ -1,6 +1,6 @@
-// Memory state tests: the default machine state and reservedMemory (spec §a.2, §a.3) and
-// validateState (§a.5). Cases marked "kubelet:" transcribe memorymanager/policy_static_test.go
-// (TestStaticPolicyNew / TestStaticPolicyStart).
+// Memory state tests: the default machine state and reservedMemory and validateState
+// (docs/admission.md, "Memory and hugepages"). Cases marked "kubelet:" transcribe
+// memorymanager/policy_static_test.go (TestStaticPolicyNew / TestStaticPolicyStart).
 #include "lib/memory/memory_state.h"
 
 #include "lib/memory/memory_policy.h"
@@ -72,7 +72,7 @@ TEST(MemoryStateTest, ReservedMemoryValidation) {
   EXPECT_TRUE(ValidateReservedMemory({{0, {}}, {1, {{"memory", 512 * kMb}}}}, topo).ok());
 }
 
-// §a.3 rule 2: per type, the sum over the nodes equals Node Allocatable's reservation.
+// Per type, the sum over the nodes equals Node Allocatable's reservation.
 TEST(MemoryStateTest, ReservedTotalsMustEqualNodeAllocatable) {
   const std::vector<ReservedMemory> reserved = {{0, {{"memory", kGb}, {"hugepages-1Gi", kGb}}},
                                                 {1, {{"memory", kGb}}}};

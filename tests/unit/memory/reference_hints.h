@@ -119,7 +119,7 @@ inline std::map<std::string, hints::HintList> ReferenceCalculateHints(
     }
     masks.push_back(bits);
   });
-  // §a.4 "No fit": an empty list per requested type when no mask fits.
+  // No fit: an empty list per requested type when no mask fits.
   std::map<std::string, hints::HintList> out;
   hints::ResourceHints list;
   for (uint64_t bits : masks) {

@@ -1,6 +1,6 @@
-// Tests of the Pod model: kubelet's QoS classes (cpu-manager spec §3.4, kubelet
-// ComputePodQOS), requests defaulting, and the effective pod request with init containers and
-// sidecars (topology-manager spec §2.4, cpu-manager spec §3.6).
+// Tests of the Pod model (docs/admission.md, "The pod model"): kubelet's QoS classes
+// (ComputePodQOS), requests defaulting, and the effective pod request with init containers
+// and sidecars.
 #include "lib/pod/pod.h"
 
 #include "gtest/gtest.h"
@@ -87,7 +87,7 @@ TEST(QosTest, LimitsDefaultRequests) {
 }
 
 TEST(EffectiveRequestTest, InitContainersAndSidecars) {
-  // Rule (topology-manager §2.4): max(sum(app) + sum(sidecars),
+  // Rule: max(sum(app) + sum(sidecars),
   //                                   max_i(init_i + sidecars declared before i)).
   Pod pod = P({C("app", {{"cpu", Q("2")}}, {}), C("m", {{"cpu", Q("500m")}}, {})},
               {C("setup", {{"cpu", Q("4")}}, {}),
