@@ -23,9 +23,6 @@ namespace {
 using internal::MergeStats;
 using internal::ReachEngine;
 
-// Largest compressed universe for the dense engine: arrays of 2^22 uint64 (32 MiB).
-constexpr int kMaxDenseClasses = 22;
-
 // Population count without a libgcc call on baseline x86-64 (no POPCNT instruction).
 inline int PopCount(uint64_t x) {
   x = x - ((x >> 1) & 0x5555555555555555ULL);
@@ -469,7 +466,7 @@ class Compression {
     }
     std::sort(classes_.begin(), classes_.end(),
               [](uint64_t a, uint64_t b) { return std::countr_zero(a) < std::countr_zero(b); });
-    if (classes_.size() > static_cast<size_t>(kMaxDenseClasses)) return;
+    if (classes_.size() > static_cast<size_t>(kMaxDenseMergeNodes)) return;
     // Every node its own class, in order (the default mask is positions 0..n-1): the
     // compressed index of a mask is the mask itself.
     identity_ = true;
@@ -576,7 +573,7 @@ class Reach {
         budget_(budget),
         compression_(default_mask, Families(lists)),
         n_(compression_.size()),
-        size_(n_ <= kMaxDenseClasses ? size_t{1} << n_ : 0),
+        size_(n_ <= kMaxDenseMergeNodes ? size_t{1} << n_ : 0),
         reach_{default_mask} {}
 
   // The reachable non-empty masks; partial when the budget ran out.

@@ -24,6 +24,12 @@
 
 namespace topologyd::hints {
 
+// The largest number of NUMA nodes (distinct node classes after compression) on which the
+// merge uses its dense engine: subset-lattice arrays of 2^22 masks (32 MiB). Above it the merge
+// works on sparse sets, whose cost grows with the lists' lengths: providers that can produce
+// long explicit lists on larger machines keep them short there.
+inline constexpr int kMaxDenseMergeNodes = 22;
+
 struct MergeInput {
   // Number of NUMA nodes; positions 0..num_nodes-1 form kubelet's default affinity.
   int num_nodes = 0;

@@ -458,7 +458,7 @@ std::map<std::string, hints::HintList> CalculateHints(const MemoryState& state,
   // A walk cut by its budget (above 16 nodes) before any fit answers "cannot fit" too: Allocate
   // reads the same walk, so the pod could not be placed anyway.
   list.hints = ExplicitHints(c, budget);
-  if (domain > kMaxDenseMergeNodes && list.hints.size() > kMaxHintsWithoutDenseMerge) {
+  if (domain > hints::kMaxDenseMergeNodes && list.hints.size() > kMaxHintsWithoutDenseMerge) {
     list.hints.resize(kMaxHintsWithoutDenseMerge);  // the narrowest, in kubelet's order
   }
   return ForEveryType(request, list);

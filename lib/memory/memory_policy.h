@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/hints/merge.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/memory/memory_state.h"
 #include "lib/pod/pod.h"
@@ -30,7 +31,6 @@ namespace topologyd::memory {
 inline constexpr int kMaxExactNumaNodes = 16;
 inline constexpr int kMaxExplicitNumaNodes = 8;
 inline constexpr int64_t kMaxMaskBudget = int64_t{1} << 16;
-inline constexpr int kMaxDenseMergeNodes = 22;
 inline constexpr size_t kMaxHintsWithoutDenseMerge = 2048;
 
 // Bytes per memory type ("memory", "hugepages-*") of a container's requests; other resources

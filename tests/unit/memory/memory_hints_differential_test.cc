@@ -193,7 +193,7 @@ TEST(MemoryHintsDifferentialTest, BoundedExplicitFormOnLargeMachines) {
       if (it == got.end() || !it->second || !list) continue;
       const size_t kept = it->second->hints.size();
       if (kept == kMaxHintsWithoutDenseMerge && list->hints.size() > kept) {
-        ASSERT_GT(n, kMaxDenseMergeNodes) << "case " << i;
+        ASSERT_GT(n, hints::kMaxDenseMergeNodes) << "case " << i;
         list->hints.resize(kept);
         ++cut;
       }
