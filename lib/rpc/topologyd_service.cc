@@ -191,19 +191,36 @@ grpc::ServerUnaryReactor* TopologydService::FinishNow(grpc::ServerUnaryReactor* 
   return reactor;
 }
 
+template <class T>
+grpc::ServerUnaryReactor* TopologydService::AnswerWhenDurable(
+    grpc::CallbackServerContext* context, const std::function<grpc::Status()>& check,
+    const std::function<void(engine::Completion<T>)>& start, std::function<void(const T&)> reply) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  grpc::Status allowed = CheckPeer(*context);
+  if (allowed.ok()) allowed = check();
+  if (!allowed.ok()) return FinishNow(reactor, allowed);
+  start([this, reactor, reply = std::move(reply)](absl::StatusOr<T> done) {
+    if (done.ok()) reply(*done);
+    Finish(reactor, done.ok() ? grpc::Status::OK : ToGrpc(done.status()));
+  });
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* context,
                                                   const v1::AdmitRequest* request,
                                                   v1::AdmitResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (!request->has_pod()) return FinishNow(reactor, InvalidArgument("pod: required"));
-  absl::StatusOr<pod::Pod> pod = RequestPod(*engine_, request->pod());
-  if (!pod.ok()) return FinishNow(reactor, ToGrpc(pod.status()));
-  engine_->AdmitAsync(*pod, [this, reactor, response](absl::StatusOr<engine::AdmitReply> reply) {
-    if (reply.ok()) AdmitReplyToProto(*reply, response);
-    Finish(reactor, reply.ok() ? grpc::Status::OK : ToGrpc(reply.status()));
-  });
-  return reactor;
+  absl::StatusOr<pod::Pod> pod;
+  return AnswerWhenDurable<engine::AdmitReply>(
+      context,
+      [&] {
+        if (!request->has_pod()) return InvalidArgument("pod: required");
+        pod = RequestPod(*engine_, request->pod());
+        return pod.ok() ? grpc::Status::OK : ToGrpc(pod.status());
+      },
+      [&](engine::Completion<engine::AdmitReply> done) {
+        engine_->AdmitAsync(*pod, std::move(done));
+      },
+      [response](const engine::AdmitReply& reply) { AdmitReplyToProto(reply, response); });
 }
 
 grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext* context,
@@ -223,54 +240,51 @@ grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext* context,
                                                      const v1::AllocateRequest* request,
                                                      v1::AllocateResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid())); !s.ok()) {
-    return FinishNow(reactor, s);
-  }
-  if (grpc::Status s =
-          CheckField("container_name", pod::ValidateContainerName(request->container_name()));
-      !s.ok()) {
-    return FinishNow(reactor, s);
-  }
-  if (request->container_id().empty()) {
-    return FinishNow(reactor, InvalidArgument("container_id: required"));
-  }
-  engine_->AllocateAsync(request->pod_uid(), request->container_name(), request->container_id(),
-                         request->cgroup(),
-                         [this, reactor, response](absl::StatusOr<engine::ContainerView> view) {
-                           if (view.ok()) {
-                             ContainerViewToProto(*view, response->mutable_container());
-                           }
-                           Finish(reactor, view.ok() ? grpc::Status::OK : ToGrpc(view.status()));
-                         });
-  return reactor;
+  return AnswerWhenDurable<engine::ContainerView>(
+      context,
+      [&] {
+        if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid()));
+            !s.ok()) {
+          return s;
+        }
+        if (grpc::Status s =
+                CheckField("container_name", pod::ValidateContainerName(request->container_name()));
+            !s.ok()) {
+          return s;
+        }
+        if (request->container_id().empty()) return InvalidArgument("container_id: required");
+        return grpc::Status::OK;
+      },
+      [&](engine::Completion<engine::ContainerView> done) {
+        engine_->AllocateAsync(request->pod_uid(), request->container_name(),
+                               request->container_id(), request->cgroup(), std::move(done));
+      },
+      [response](const engine::ContainerView& view) {
+        ContainerViewToProto(view, response->mutable_container());
+      });
 }
 
 grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext* context,
                                                     const v1::ReleaseRequest* request,
                                                     v1::ReleaseResponse* response) {
-  grpc::ServerUnaryReactor* reactor = BeginCall(context);
-  if (grpc::Status s = CheckPeer(*context); !s.ok()) return FinishNow(reactor, s);
-  if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid())); !s.ok()) {
-    return FinishNow(reactor, s);
-  }
-  if (!request->container_name().empty()) {
-    if (grpc::Status s =
-            CheckField("container_name", pod::ValidateContainerName(request->container_name()));
-        !s.ok()) {
-      return FinishNow(reactor, s);
-    }
-  }
   std::optional<std::string> container;
   if (!request->container_name().empty()) container = request->container_name();
-  engine_->ReleaseAsync(request->pod_uid(), container,
-                        [this, reactor, response](absl::StatusOr<uint64_t> generation) {
-                          if (generation.ok()) response->set_state_generation(*generation);
-                          Finish(reactor,
-                                 generation.ok() ? grpc::Status::OK : ToGrpc(generation.status()));
-                        });
-  return reactor;
+  return AnswerWhenDurable<uint64_t>(
+      context,
+      [&] {
+        if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid()));
+            !s.ok()) {
+          return s;
+        }
+        if (container) {
+          return CheckField("container_name", pod::ValidateContainerName(*container));
+        }
+        return grpc::Status::OK;
+      },
+      [&](engine::Completion<uint64_t> done) {
+        engine_->ReleaseAsync(request->pod_uid(), container, std::move(done));
+      },
+      [response](const uint64_t& generation) { response->set_state_generation(generation); });
 }
 
 grpc::ServerUnaryReactor* TopologydService::ListAllocations(grpc::CallbackServerContext* context,

@@ -84,6 +84,12 @@ class TopologydService final : public TopologydCallbackService {
   // A read: checks the caller, then finishes at once with `reply()`, which fills the response.
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context,
                                    const std::function<grpc::Status()>& reply);
+  // A change: checks the caller, then the request (`check`); if both pass, `start` hands the
+  // change to the Engine, whose completion fills the response (`reply`) once it is durable.
+  template <class T>
+  grpc::ServerUnaryReactor* AnswerWhenDurable(
+      grpc::CallbackServerContext* context, const std::function<grpc::Status()>& check,
+      const std::function<void(engine::Completion<T>)>& start, std::function<void(const T&)> reply);
   grpc::Status StatusReply(topologyd::v1::StatusResponse* response) const;
 
   engine::Engine* engine_;
