@@ -250,7 +250,7 @@ class Admission {
       const hints::TopologyHint& hint = affinity_[name];
       if (hint.affinity.has_value()) a.numa_affinity = node_.numa.Ids(*hint.affinity);
       if (node_.memory_static) {
-        a.memory_numa = memory::ContainerMemoryNumaNodes(state_.memory, pod_.uid, name);
+        a.memory = memory::ContainerMemoryByNode(state_.memory, pod_.uid, name);
       }
       if (auto pod = state_.devices.pods.find(pod_.uid); pod != state_.devices.pods.end()) {
         if (auto ctr = pod->second.find(name); ctr != pod->second.end()) {

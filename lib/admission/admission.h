@@ -22,32 +22,19 @@
 #include "lib/hints/merge.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
+#include "lib/state/state.h"
 
 #include "absl/status/statusor.h"
 
 namespace topologyd::admission {
 
-// What one container was given (a "containers" entry of docs/cli.md, `admit`).
-struct ContainerAllocation {
-  std::string name;
-  bool init = false;  // an init container (restartable or not)
-  // A restartable init container (a sidecar): it runs beside the app containers instead of
-  // finishing before them. Only ever true with `init`.
-  bool restartable = false;
-  // Exclusive CPUs, or the shared pool after this admission when `exclusive` is false (the
-  // engine re-pins shared containers whenever the pool changes).
-  CpuSet cpus;
-  bool exclusive = false;
-  // The merged hint's NUMA nodes (OS ids); empty when the hint had no affinity (policy none,
-  // single-numa-node "any node", or no provider had a preference under single-numa-node).
-  std::vector<int> numa_affinity;
-  // The NUMA nodes (OS ids) of the container's memory blocks: its cpuset.mems. Empty without
-  // memory blocks (memoryManagerPolicy None, or not a Guaranteed pod): do not restrict.
-  std::vector<int> memory_numa;
-  // Device ids per resource.
-  std::map<std::string, std::vector<std::string>> devices;
-  friend bool operator==(const ContainerAllocation&, const ContainerAllocation&) = default;
-};
+// What one container was given (a "containers" entry of docs/cli.md, `admit`): the record the
+// checkpoint stores, without a runtime binding yet. `cpus` is the shared pool after this
+// admission when the container is not exclusive (the engine re-pins shared containers whenever
+// the pool changes); `numa_affinity` the merged hint's NUMA nodes (empty when the hint had no
+// affinity); `memory` the bytes its blocks take per NUMA node (state::MemoryNodes: its
+// cpuset.mems).
+using ContainerAllocation = state::ContainerRecord;
 
 // One provider's answer in one merge.
 struct ProviderHintsEntry {

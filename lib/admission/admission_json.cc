@@ -39,7 +39,7 @@ nlohmann::json ContainerAllocationToJson(const ContainerAllocation& c) {
           {"cpus", c.cpus.ToString()},
           {"exclusive", c.exclusive},
           {"numa_affinity", c.numa_affinity},
-          {"memory_numa", c.memory_numa},
+          {"memory_numa", state::MemoryNodes(c)},
           {"devices", devices}};
 }
 

@@ -219,49 +219,11 @@ absl::Status RestoreMemory(const NodePolicy& node, const state::State& records,
 
 state::PodRecord ToPodRecord([[maybe_unused]] const NodePolicy& node, const pod::Pod& pod,
                              const AdmissionResult& result) {
-  state::PodRecord record;
-  record.uid = pod.uid;
-  record.namespace_name = pod.namespace_name;
-  record.name = pod.name;
-  record.qos = std::string(pod::QosClassName(pod::ComputeQos(pod)));
-  const memory::MemoryState& mem = result.new_state.memory;
-  for (const ContainerAllocation& a : result.containers) {
-    state::ContainerRecord c;
-    c.name = a.name;
-    c.init = a.init;
-    c.restartable = a.restartable;
-    c.cpus = a.cpus;
-    c.exclusive = a.exclusive;
-    c.numa_affinity = a.numa_affinity;
-    c.devices = a.devices;
-    auto pod_blocks = mem.assignments.find(pod.uid);
-    if (pod_blocks != mem.assignments.end()) {
-      if (auto blocks = pod_blocks->second.find(a.name); blocks != pod_blocks->second.end()) {
-        for (const memory::Block& b : blocks->second) {
-          uint64_t left = b.size;
-          for (size_t i = 0; i < b.numa_affinity.size(); ++i) {
-            const int id = b.numa_affinity[i];
-            uint64_t room = left;
-            if (i + 1 < b.numa_affinity.size()) {
-              auto ns = mem.machine_state.find(id);
-              uint64_t capacity = 0;
-              if (ns != mem.machine_state.end()) {
-                if (auto t = ns->second.memory_map.find(b.type); t != ns->second.memory_map.end()) {
-                  capacity = t->second.allocatable;
-                }
-              }
-              room = std::min(left, capacity);
-            }
-            // Every node of the block is listed, even with 0 bytes: the node set is the block.
-            c.memory[id][b.type] += room;
-            left -= room;
-          }
-        }
-      }
-    }
-    record.containers.push_back(std::move(c));
-  }
-  return record;
+  return state::PodRecord{.uid = pod.uid,
+                          .namespace_name = pod.namespace_name,
+                          .name = pod.name,
+                          .qos = std::string(pod::QosClassName(pod::ComputeQos(pod))),
+                          .containers = result.containers};
 }
 
 absl::StatusOr<AllocationState> RestoreAllocationState(const NodePolicy& node,

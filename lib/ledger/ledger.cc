@@ -34,19 +34,6 @@ std::vector<std::string> ReleasedContainers(const state::PodRecord& record, cons
   return released;
 }
 
-admission::ContainerAllocation ToAllocation(const ContainerHoldings& held) {
-  admission::ContainerAllocation a;
-  a.name = held.name;
-  a.init = held.init;
-  a.restartable = held.restartable;
-  a.cpus = held.cpus;
-  a.exclusive = held.exclusive;
-  a.numa_affinity = held.numa_affinity;
-  for (const auto& [numa, resources] : held.memory) a.memory_numa.push_back(numa);
-  a.devices = held.devices;
-  return a;
-}
-
 }  // namespace
 
 Ledger::Ledger(std::shared_ptr<const admission::NodePolicy> policy,
@@ -143,9 +130,7 @@ absl::StatusOr<admission::AdmissionResult> Ledger::Explain(const pod::Pod& pod) 
     result.reason.clear();
     result.message.clear();
     result.containers.clear();
-    for (const ContainerHoldings& held : Holdings(known->second)) {
-      result.containers.push_back(ToAllocation(held));
-    }
+    result.containers = Holdings(known->second);
     result.explanation.notes.push_back(fmt::format(
         "pod {} is already admitted: Admit returns the allocation it holds (the decision "
         "shown); the hints and merges are kubelet's re-admission of it against the current "

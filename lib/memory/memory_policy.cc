@@ -828,6 +828,27 @@ MemoryState RemovePod(MemoryState state, std::string_view pod_uid) {
   return state;
 }
 
+std::map<int, std::map<std::string, uint64_t>> ContainerMemoryByNode(
+    const MemoryState& state, std::string_view pod_uid, std::string_view container_name) {
+  std::map<int, std::map<std::string, uint64_t>> out;
+  const std::vector<Block>* blocks = Blocks(state, pod_uid, container_name);
+  if (blocks == nullptr) return out;
+  for (const Block& b : *blocks) {
+    uint64_t left = b.size;
+    for (size_t i = 0; i < b.numa_affinity.size(); ++i) {
+      const int id = b.numa_affinity[i];
+      uint64_t room = left;
+      if (i + 1 < b.numa_affinity.size()) {
+        const MemoryTable* table = Table(state, id, b.type);
+        room = std::min(left, table == nullptr ? 0 : table->allocatable);
+      }
+      out[id][b.type] += room;
+      left -= room;
+    }
+  }
+  return out;
+}
+
 std::vector<int> ContainerMemoryNumaNodes(const MemoryState& state, std::string_view pod_uid,
                                           std::string_view container_name) {
   std::set<int> ids;

@@ -121,27 +121,33 @@ absl::StatusOr<admission::ContainerAllocation> ContainerFromProto(
     return absl::InvalidArgumentError(
         fmt::format("container \"{}\": cpus: {}", in.name(), cpus.status().message()));
   }
-  admission::ContainerAllocation out{
-      .name = in.name(),
-      .cpus = *std::move(cpus),
-      .exclusive = in.exclusive(),
-      .numa_affinity = {in.numa_affinity().begin(), in.numa_affinity().end()},
-      .memory_numa = {in.memory_numa().begin(), in.memory_numa().end()}};
+  admission::ContainerAllocation out;
+  out.name = in.name();
+  out.cpus = *std::move(cpus);
+  out.exclusive = in.exclusive();
+  out.numa_affinity = {in.numa_affinity().begin(), in.numa_affinity().end()};
+  // The reply names the memory nodes only, not the bytes on each.
+  for (int id : in.memory_numa()) out.memory[id];
   for (const auto& [resource, ids] : in.devices()) {
     out.devices[resource] = {ids.ids().begin(), ids.ids().end()};
   }
   return out;
 }
 
-}  // namespace
-
-void ContainerViewToProto(const engine::ContainerView& in, v1::ContainerAllocation* out) {
+// What a container holds, without its runtime binding.
+void HoldingsToProto(const state::ContainerRecord& in, v1::ContainerAllocation* out) {
   out->set_name(in.name);
   out->set_cpus(in.cpus.ToString());
   out->set_exclusive(in.exclusive);
   for (int id : in.numa_affinity) out->add_numa_affinity(id);
-  for (const auto& [numa, resources] : in.memory) out->add_memory_numa(numa);
+  for (int id : state::MemoryNodes(in)) out->add_memory_numa(id);
   DevicesToProto(in.devices, out);
+}
+
+}  // namespace
+
+void ContainerViewToProto(const engine::ContainerView& in, v1::ContainerAllocation* out) {
+  HoldingsToProto(in, out);
   out->set_container_id(in.container_id);
   out->set_cgroup(in.cgroup);
 }
@@ -162,13 +168,7 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
   decision->set_reason(result.reason);
   decision->set_message(result.message);
   for (const admission::ContainerAllocation& c : result.containers) {
-    v1::ContainerAllocation* a = decision->add_containers();
-    a->set_name(c.name);
-    a->set_cpus(c.cpus.ToString());
-    a->set_exclusive(c.exclusive);
-    for (int id : c.numa_affinity) a->add_numa_affinity(id);
-    for (int id : c.memory_numa) a->add_memory_numa(id);
-    DevicesToProto(c.devices, a);
+    HoldingsToProto(c, decision->add_containers());
   }
   const admission::Explanation& explanation = result.explanation;
   for (const std::string& note : explanation.notes) out->add_notes(note);

@@ -29,6 +29,12 @@ const ContainerRecord* FindContainer(const State& state, const std::string& uid,
   return nullptr;
 }
 
+std::vector<int> MemoryNodes(const ContainerRecord& container) {
+  std::vector<int> nodes;
+  for (const auto& [node, resources] : container.memory) nodes.push_back(node);
+  return nodes;
+}
+
 std::map<int, std::map<std::string, uint64_t>> MemoryInUse(const State& state) {
   std::map<int, std::map<std::string, uint64_t>> total;
   for (const auto& [uid, pod] : state.pods) {

@@ -74,6 +74,10 @@ CpuSet ExclusiveCpus(const State& state);
 const ContainerRecord* FindContainer(const State& state, const std::string& uid,
                                      const std::string& container);
 
+// The NUMA nodes (OS ids, ascending) of the container's memory: its cpuset.mems. Empty without
+// memory blocks: do not restrict.
+std::vector<int> MemoryNodes(const ContainerRecord& container);
+
 // Total bytes taken per NUMA node and resource, summed over every container.
 std::map<int, std::map<std::string, uint64_t>> MemoryInUse(const State& state);
 

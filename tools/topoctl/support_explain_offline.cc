@@ -51,7 +51,7 @@ void PrintOfflineExplainTable(const admission::NodePolicy& node, const topologyd
     }
     const char* kind = c.restartable ? " (sidecar)" : c.init ? " (init)" : "";
     rows.push_back({c.name + kind, c.cpus.ToString(), c.exclusive ? "yes" : "no (shared pool)",
-                    IdList(c.numa_affinity), IdList(c.memory_numa), devices});
+                    IdList(c.numa_affinity), IdList(topologyd::state::MemoryNodes(c)), devices});
   }
   std::cout << RenderTable({"CONTAINER", "CPUS", "EXCLUSIVE", "NUMA", "MEMORY NUMA", "DEVICES"},
                            rows);

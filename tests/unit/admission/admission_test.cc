@@ -50,7 +50,7 @@ TEST_F(AdmissionTest, GuaranteedContainerGetsExclusiveCpusOnOneNode) {
   ASSERT_EQ(app.numa_affinity.size(), 1U);
   const CpuSet node_cpus = topology_.numa_nodes[app.numa_affinity[0]].cpus;
   EXPECT_TRUE(app.cpus.IsSubsetOf(node_cpus));
-  EXPECT_EQ(app.memory_numa, app.numa_affinity);
+  EXPECT_EQ(state::MemoryNodes(app), app.numa_affinity);
   EXPECT_FALSE(r.new_state.cpu.default_cpu_set.Intersects(app.cpus));
   // The explanation shows one merge with the three providers in kubelet's order.
   ASSERT_EQ(r.explanation.merges.size(), 1U);
@@ -67,7 +67,7 @@ TEST_F(AdmissionTest, BurstableContainerRunsInTheSharedPool) {
   ASSERT_TRUE(r.admitted) << r.message;
   EXPECT_FALSE(r.containers[0].exclusive);
   EXPECT_EQ(r.containers[0].cpus, node_.empty_state.cpu.default_cpu_set);
-  EXPECT_THAT(r.containers[0].memory_numa, IsEmpty());
+  EXPECT_THAT(state::MemoryNodes(r.containers[0]), IsEmpty());
   EXPECT_EQ(r.new_state, state_);
 }
 
@@ -133,7 +133,7 @@ TEST_F(AdmissionTest, GpuPullsTheCpusToItsNode) {
   EXPECT_NE(c.numa_affinity[0], first_node);
   EXPECT_TRUE(c.cpus.IsSubsetOf(topology_.numa_nodes[c.numa_affinity[0]].cpus));
   ASSERT_EQ(c.devices.at("nvidia.com/gpu").size(), 1U);
-  EXPECT_EQ(c.memory_numa, c.numa_affinity);
+  EXPECT_EQ(state::MemoryNodes(c), c.numa_affinity);
 }
 
 TEST_F(AdmissionTest, LaterContainerFailureRollsBackEarlierContainers) {

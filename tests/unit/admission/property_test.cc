@@ -162,7 +162,7 @@ class Stream {
         // preference (so nothing aligned was allocated).
         if (node_.num_nodes() > 1) {
           EXPECT_FALSE(c.exclusive) << c.name;
-          EXPECT_TRUE(c.memory_numa.empty()) << c.name;
+          EXPECT_TRUE(state::MemoryNodes(c).empty()) << c.name;
         }
         continue;
       }
@@ -172,7 +172,7 @@ class Stream {
         EXPECT_TRUE(c.cpus.IsSubsetOf(machine.FindNuma(n)->cpus))
             << c.name << " cpus " << c.cpus.ToString() << " not on node " << n;
       }
-      for (int m : c.memory_numa) EXPECT_EQ(m, n) << c.name << " memory";
+      for (int m : state::MemoryNodes(c)) EXPECT_EQ(m, n) << c.name << " memory";
       for (const auto& [resource, ids] : c.devices) {
         const device::DevicePool* pool = node_.devices.Find(resource);
         for (const std::string& id : ids) {
