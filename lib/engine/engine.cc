@@ -168,13 +168,9 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
     // kubelet's naming, from the pod's QoS class and the configured driver and runtime.
     auto derive = [this, &pod_uid,
                    &container_id](const state::PodRecord& pod) -> absl::StatusOr<std::string> {
-      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::CgroupDriver driver,
-                                 cgroup::ParseCgroupDriver(config_->cgroup.driver));
-      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::Runtime runtime,
-                                 cgroup::ParseRuntime(config_->cgroup.runtime));
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::QosClass qos, QosOf(pod));
-      absl::StatusOr<std::string> derived =
-          cgroup::ContainerCgroupPath(driver, qos, pod_uid, container_id, runtime);
+      absl::StatusOr<std::string> derived = cgroup::ContainerCgroupPath(
+          config_->cgroup.driver, qos, pod_uid, container_id, config_->cgroup.runtime);
       if (!derived.ok()) {
         return absl::InvalidArgumentError(fmt::format("cgroup: {}", derived.status().message()));
       }
