@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/key_status.h"
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/hints/merge.h"
@@ -14,15 +15,6 @@
 
 namespace topologyd::admission {
 namespace {
-
-// Prefixes a library error with the config key it concerns, keeping its code.
-absl::Status KeyError(std::string_view key, const absl::Status& status) {
-  return absl::Status(status.code(), fmt::format("{}: {}", key, status.message()));
-}
-
-absl::Status Invalid(std::string_view key, std::string_view text) {
-  return absl::InvalidArgumentError(fmt::format("{}: {}", key, text));
-}
 
 std::vector<std::vector<double>> DistanceMatrix(const topology::Topology& topology) {
   const size_t n = topology.numa_nodes.size();
@@ -48,8 +40,8 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const NodeSpec& 
   CpuSet reserved;
   std::string_view reserved_key;
   if (spec.reserved_system_cpus.has_value() && spec.cpu_reserved_count.has_value()) {
-    return Invalid("reservedSystemCPUs",
-                   "set either reservedSystemCPUs or cpuReservedCount, not both");
+    return KeyInvalid("reservedSystemCPUs",
+                      "set either reservedSystemCPUs or cpuReservedCount, not both");
   }
   if (spec.reserved_system_cpus.has_value()) {
     reserved_key = "reservedSystemCPUs";
@@ -57,16 +49,17 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const NodeSpec& 
     // kubelet's static policy needs a reserved CPU: without one the shared pool can be handed
     // out whole, leaving shared containers unpinned and a state kubelet refuses to restore.
     if (listed.IsEmpty()) {
-      return Invalid(reserved_key,
-                     "is empty; cpuManagerPolicy static needs at least one reserved CPU (as "
-                     "kubelet does); list them, or use a positive cpuReservedCount");
+      return KeyInvalid(reserved_key,
+                        "is empty; cpuManagerPolicy static needs at least one reserved CPU (as "
+                        "kubelet does); list them, or use a positive cpuReservedCount");
     }
     // StaticPolicy::Create only checks the CPUs are in its (NUMA-homed) map; say plainly when
     // the machine does not have them at all.
     const CpuSet missing = listed.Difference(machine.AllCpus());
     if (!missing.IsEmpty()) {
-      return Invalid(reserved_key, fmt::format("CPUs {} do not exist on this machine (it has {})",
-                                               missing.ToString(), machine.AllCpus().ToString()));
+      return KeyInvalid(reserved_key,
+                        fmt::format("CPUs {} do not exist on this machine (it has {})",
+                                    missing.ToString(), machine.AllCpus().ToString()));
     }
     reserved = listed;
   } else {
@@ -75,17 +68,17 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const NodeSpec& 
     if (spec.cpu_reserved_count.has_value()) millis = int64_t{*spec.cpu_reserved_count} * 1000;
     absl::StatusOr<int> count = cpu::ReservedCpuCount(millis);
     if (!count.ok()) {
-      return Invalid(reserved_key,
-                     fmt::format("{} (cpuManagerPolicy static needs reservedSystemCPUs or a "
-                                 "positive cpuReservedCount)",
-                                 count.status().message()));
+      return KeyInvalid(reserved_key,
+                        fmt::format("{} (cpuManagerPolicy static needs reservedSystemCPUs or a "
+                                    "positive cpuReservedCount)",
+                                    count.status().message()));
     }
     // kubelet's text for a count above the machine's CPUs names the empty set the allocator
     // returned ("size of  did not equal 64"); say what it means instead.
     if (*count > cpus.Cpus().Size()) {
-      return Invalid(reserved_key,
-                     fmt::format("cannot reserve {} CPUs: this machine has {} (CPUs {})", *count,
-                                 cpus.Cpus().Size(), cpus.Cpus().ToString()));
+      return KeyInvalid(reserved_key,
+                        fmt::format("cannot reserve {} CPUs: this machine has {} (CPUs {})", *count,
+                                    cpus.Cpus().Size(), cpus.Cpus().ToString()));
     }
     absl::StatusOr<CpuSet> chosen = cpu::ReservedCpusFromCount(cpus, options, *count);
     if (!chosen.ok()) return KeyError(reserved_key, chosen.status());
@@ -128,9 +121,9 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const NodeSpec& spec,
     absl::Status limit = hints::CheckNumaNodeLimit(node.num_nodes(), checked, node.options);
     if (!limit.ok()) return KeyError("topologyManagerPolicyOptions", limit);
     if (node.options.prefer_closest_numa_nodes && node.distances.empty()) {
-      return Invalid("topologyManagerPolicyOptions",
-                     "prefer-closest-numa-nodes needs NUMA distances, which this machine does "
-                     "not report");
+      return KeyInvalid("topologyManagerPolicyOptions",
+                        "prefer-closest-numa-nodes needs NUMA distances, which this machine does "
+                        "not report");
     }
   }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "lib/common/absl_fmt.h"
+#include "lib/common/key_status.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/pod/quantity.h"
 
@@ -14,15 +15,6 @@
 
 namespace topologyd::config {
 namespace {
-
-// Prefixes a library error with the config key it concerns, keeping its code.
-absl::Status KeyError(std::string_view key, const absl::Status& status) {
-  return absl::Status(status.code(), fmt::format("{}: {}", key, status.message()));
-}
-
-absl::Status Invalid(std::string_view key, std::string_view text) {
-  return absl::InvalidArgumentError(fmt::format("{}: {}", key, text));
-}
 
 absl::StatusOr<admission::Scope> ParseScope(std::string_view name) {
   if (name == "container") return admission::Scope::kContainer;
@@ -40,8 +32,8 @@ absl::Status ParseCpuPolicy(const Config& config, admission::NodeSpec* spec) {
     return absl::OkStatus();
   }
   if (config.cpu_manager_policy != "static") {
-    return Invalid("cpuManagerPolicy",
-                   fmt::format("unknown policy: \"{}\"", config.cpu_manager_policy));
+    return KeyInvalid("cpuManagerPolicy",
+                      fmt::format("unknown policy: \"{}\"", config.cpu_manager_policy));
   }
   spec->cpu_policy = admission::CpuManagerPolicy::kStatic;
   absl::StatusOr<cpu::StaticPolicyOptions> options = cpu::ParseStaticPolicyOptions(
@@ -65,7 +57,8 @@ absl::StatusOr<uint64_t> Bytes(const std::string& key, const std::string& text) 
   if (!q.ok()) return KeyError(key, q.status());
   std::optional<int64_t> bytes = q->AsInt64();
   if (!bytes.has_value() || *bytes < 0) {
-    return Invalid(key, fmt::format("\"{}\" is not a whole, non-negative number of bytes", text));
+    return KeyInvalid(key,
+                      fmt::format("\"{}\" is not a whole, non-negative number of bytes", text));
   }
   return static_cast<uint64_t>(*bytes);
 }
@@ -122,15 +115,15 @@ absl::StatusOr<std::optional<std::map<std::string, uint64_t>>> NodeAllocatableRe
         // kubelet takes a percentage of the node's memory capacity as cAdvisor reads it,
         // which topologyd does not know to the byte.
         if (signal == "memory.available") {
-          return Invalid(at, fmt::format("\"{}\": give memory.available as a quantity (the "
-                                         "bytes kubelet reserves for it), not a percentage",
-                                         text));
+          return KeyInvalid(at, fmt::format("\"{}\": give memory.available as a quantity (the "
+                                            "bytes kubelet reserves for it), not a percentage",
+                                            text));
         }
         double percent = 0;
         const char* end = text.data() + text.size() - 1;
         if (std::from_chars(text.data(), end, percent).ptr != end || !(percent > 0) ||
             percent > 100) {
-          return Invalid(
+          return KeyInvalid(
               at, fmt::format("\"{}\": a percentage must be above 0% and at most 100%", text));
         }
         continue;
@@ -154,8 +147,8 @@ absl::Status ParseMemoryPolicy(const Config& config, admission::NodeSpec* spec) 
     return absl::OkStatus();
   }
   if (config.memory_manager_policy != "Static") {
-    return Invalid("memoryManagerPolicy",
-                   fmt::format("unknown policy: \"{}\"", config.memory_manager_policy));
+    return KeyInvalid("memoryManagerPolicy",
+                      fmt::format("unknown policy: \"{}\"", config.memory_manager_policy));
   }
   spec->memory_policy = admission::MemoryManagerPolicy::kStatic;
   absl::StatusOr<std::vector<memory::ReservedMemory>> reserved = ConvertReservedMemory(config);
