@@ -18,6 +18,7 @@
 
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
+#include "lib/config/node_policy_config.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_builder.h"
 

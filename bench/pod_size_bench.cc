@@ -14,6 +14,7 @@
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/node_policy_config.h"
 #include "lib/topology/hwloc_source.h"
 
 #include "benchmark/benchmark.h"

@@ -22,6 +22,7 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/version.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/node_policy_config.h"
 #include "lib/engine/cpuset_enforcer.h"
 #include "lib/engine/engine.h"
 #include "lib/os/logging.h"
@@ -141,7 +142,7 @@ int CheckConfig(const std::string& config_path) {
     return 1;
   }
   // The policies themselves: option compatibility, reserved CPUs and memory, device pools.
-  absl::StatusOr<admission::NodePolicy> policy = admission::BuildNodePolicy(*config, *topology);
+  absl::StatusOr<admission::NodePolicy> policy = config::BuildNodePolicy(*config, *topology);
   if (!policy.ok()) {
     std::cerr << "topologyd: configuration is invalid:\n"
               << config_path << ": " << policy.status().message() << "\n";

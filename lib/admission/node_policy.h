@@ -1,12 +1,13 @@
 // NodePolicy: everything admission needs to know about the node that does not change from pod
 // to pod — the machine, the topology manager policy/scope/options, the static CPU policy with
 // its reserved CPUs, the memory manager policy with its reserved memory, and the device pools —
-// built once from a Config and a Topology, and validated on the way.
+// built once from a typed NodeSpec and a Topology, and validated on the way.
 //
-// BuildNodePolicy() is also the semantic half of `topologyd --check-config`: the config loader
-// checks syntax and types; this checks that the values make sense together and on this machine
-// (option names and compatibility, reserved CPUs that exist, reserved memory that fits, device
-// pools that resolve). Every error names the config key it is about.
+// BuildNodePolicy() is also the semantic half of `topologyd --check-config`: the config module
+// parses the values into a NodeSpec (option names and compatibility, quantities); this checks
+// that they make sense together and on this machine (reserved CPUs that exist, option limits,
+// reserved memory that fits, device pools that resolve). Every error names the config key it
+// is about.
 //
 // AllocationState: the three providers' states as one value. Admission takes one and returns a
 // new one; nothing is shared or mutated, so a failed admission leaves the caller's value as it
@@ -20,7 +21,7 @@
 #include <optional>
 #include <vector>
 
-#include "lib/config/config.h"
+#include "lib/admission/node_spec.h"
 #include "lib/cpu/static_policy.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/device/device_pool.h"
@@ -40,10 +41,6 @@ struct AllocationState {
   device::DeviceState devices;
   friend bool operator==(const AllocationState&, const AllocationState&) = default;
 };
-
-enum class Scope { kContainer, kPod };
-// "container" or "pod".
-std::string_view ScopeName(Scope scope);
 
 struct NodePolicy {
   std::shared_ptr<const topology::Topology> topology;
@@ -81,17 +78,15 @@ struct NodePolicy {
 // Builds and validates the node policy. INVALID_ARGUMENT (or FAILED_PRECONDITION for a machine
 // the configuration cannot run on, e.g. more NUMA nodes than max-allowable-numa-nodes) with a
 // message that starts with the config key, e.g.
-//   topologyManagerPolicy: unknown policy: "strict"
-//   cpuManagerPolicyOptions: static policy options full-pcpus-only and ... can not be used ...
+//   cpuManagerPolicyOptions: Topolgy manager single-numa-node policy is incompatible with ...
 //   reservedSystemCPUs: [cpumanager] unable to build the reserved physical CPUs ...
-//   reservedMemory[1].limits.memory: invalid quantity "1Gx": ...
+//   reservedMemory: ...
 //   devices: devices[0] (nvidia.com/gpu): ...
 // Rules beyond kubelet's: cpuManagerPolicy static needs reservedSystemCPUs or cpuReservedCount
 // (kubelet derives the count from kube/system-reserved, which topologyd does not have);
-// setting both is refused; topologyManagerScope must be container or pod; with
-// podPolicyOverride the policy options are parsed even when the node policy is none (a pod may
-// ask for another policy), and the NUMA limit is checked for that case too.
-[[nodiscard]] absl::StatusOr<NodePolicy> BuildNodePolicy(const config::Config& config,
+// setting both is refused; with podPolicyOverride the NUMA limit is checked even when the node
+// policy is none (a pod may ask for another policy).
+[[nodiscard]] absl::StatusOr<NodePolicy> BuildNodePolicy(const NodeSpec& spec,
                                                          const topology::Topology& topology);
 
 // What is valid but probably not meant, one message per finding: a device pool whose `pci`

@@ -47,4 +47,8 @@ std::string_view ToString(CgroupDriver driver) {
   return driver == CgroupDriver::kCgroupfs ? "cgroupfs" : "systemd";
 }
 
+std::string_view ToString(Runtime runtime) {
+  return runtime == Runtime::kCrio ? "cri-o" : "containerd";
+}
+
 }  // namespace topologyd::cgroup

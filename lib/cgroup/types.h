@@ -46,6 +46,7 @@ absl::StatusOr<Runtime> ParseRuntime(std::string_view text);    // containerd|cr
 
 std::string_view ToString(CgroupVersion version);  // "v1" / "v2"
 std::string_view ToString(CgroupDriver driver);    // "cgroupfs" / "systemd"
+std::string_view ToString(Runtime runtime);        // "containerd" / "cri-o"
 
 // What one cgroup should hold. `cgroup` is relative to the cpuset hierarchy root (see
 // CgroupRoot), e.g. "kubepods/burstable/pod<uid>/<id>". `cpus` must not be empty (a cgroup

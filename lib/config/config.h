@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/cgroup/types.h"
+
 namespace topologyd::config {
 
 struct SocketConfig {
@@ -69,11 +71,12 @@ struct DevicePoolConfig {
 
 struct CgroupConfig {
   std::string root = "/sys/fs/cgroup";
-  std::string driver = "systemd";  // systemd | cgroupfs
+  // Parsed at load so that deriving a container's cgroup (on every Allocate) parses nothing.
+  cgroup::CgroupDriver driver = cgroup::CgroupDriver::kSystemd;
   // The container runtime, whose naming a derived container cgroup follows.
-  std::string runtime = "containerd";  // containerd | cri-o
-  std::string version = "auto";        // auto | v1 | v2
-  bool apply = true;                   // false: dry run, log the writes only
+  cgroup::Runtime runtime = cgroup::Runtime::kContainerd;
+  std::string version = "auto";  // auto | v1 | v2
+  bool apply = true;             // false: dry run, log the writes only
   std::chrono::milliseconds release_grace{std::chrono::minutes(5)};
   friend bool operator==(const CgroupConfig&, const CgroupConfig&) = default;
 };

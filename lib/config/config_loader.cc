@@ -494,8 +494,14 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
   ReadDevices(r, &c->devices);
   r.Nested("cgroup", [&](MapReader& g) {
     g.Path("root", &c->cgroup.root);
-    g.String("driver", &c->cgroup.driver, {"systemd", "cgroupfs"});
-    g.String("runtime", &c->cgroup.runtime, {"containerd", "cri-o"});
+    // The allowed spellings are checked here; the parsers then cannot fail.
+    if (std::string driver; g.String("driver", &driver, {"systemd", "cgroupfs"}), !driver.empty()) {
+      c->cgroup.driver = *cgroup::ParseCgroupDriver(driver);
+    }
+    if (std::string runtime;
+        g.String("runtime", &runtime, {"containerd", "cri-o"}), !runtime.empty()) {
+      c->cgroup.runtime = *cgroup::ParseRuntime(runtime);
+    }
     g.String("version", &c->cgroup.version, {"auto", "v1", "v2"});
     g.Bool("apply", &c->cgroup.apply);
     g.Duration("releaseGracePeriod", &c->cgroup.release_grace);

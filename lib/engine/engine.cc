@@ -8,6 +8,7 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 #include "lib/common/thread_name.h"
+#include "lib/config/node_policy_config.h"
 
 #include "fmt/format.h"
 
@@ -40,8 +41,7 @@ absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
   const config::Config& config = *options.config;
-  absl::StatusOr<admission::NodePolicy> policy =
-      admission::BuildNodePolicy(config, *options.topology);
+  absl::StatusOr<admission::NodePolicy> policy = config::BuildNodePolicy(config, *options.topology);
   if (!policy.ok()) {
     return absl::FailedPreconditionError(
         fmt::format("{}: {}", config.source_file, policy.status().message()));
@@ -168,13 +168,9 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
     // kubelet's naming, from the pod's QoS class and the configured driver and runtime.
     auto derive = [this, &pod_uid,
                    &container_id](const state::PodRecord& pod) -> absl::StatusOr<std::string> {
-      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::CgroupDriver driver,
-                                 cgroup::ParseCgroupDriver(config_->cgroup.driver));
-      TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::Runtime runtime,
-                                 cgroup::ParseRuntime(config_->cgroup.runtime));
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::QosClass qos, QosOf(pod));
-      absl::StatusOr<std::string> derived =
-          cgroup::ContainerCgroupPath(driver, qos, pod_uid, container_id, runtime);
+      absl::StatusOr<std::string> derived = cgroup::ContainerCgroupPath(
+          config_->cgroup.driver, qos, pod_uid, container_id, config_->cgroup.runtime);
       if (!derived.ok()) {
         return absl::InvalidArgumentError(fmt::format("cgroup: {}", derived.status().message()));
       }
@@ -324,7 +320,7 @@ ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
   }
   // The file as a whole must be one the daemon could start with (what --check-config says);
   // otherwise it is rejected whole, even where only restart-only keys are wrong.
-  if (absl::StatusOr<admission::NodePolicy> whole = admission::BuildNodePolicy(*next, *topology_);
+  if (absl::StatusOr<admission::NodePolicy> whole = config::BuildNodePolicy(*next, *topology_);
       !whole.ok()) {
     record.error = fmt::format("{}: {}", next->source_file, whole.status().message());
     last_reload_ = record;
@@ -338,7 +334,7 @@ ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
   std::shared_ptr<const admission::NodePolicy> policy = ledger_.policy();
   if (policy_keys) {
     absl::StatusOr<admission::NodePolicy> rebuilt =
-        admission::BuildNodePolicy(plan.effective, *topology_);
+        config::BuildNodePolicy(plan.effective, *topology_);
     if (!rebuilt.ok()) {
       record.error = fmt::format("{}: {}", next->source_file, rebuilt.status().message());
       last_reload_ = record;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string_view>
 
+#include "lib/cgroup/types.h"
 #include "lib/common/version.h"
 #include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
@@ -137,7 +138,7 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
   cgroup->set_failed_writes(status.cgroup.failed_writes);
   cgroup->set_drift_repairs(status.cgroup.drift_repairs);
   cgroup->set_constrained(status.cgroup.constrained);
-  cgroup->set_driver(config.cgroup.driver);
+  cgroup->set_driver(std::string(cgroup::ToString(config.cgroup.driver)));
   cgroup->set_root(config.cgroup.root);
   response->set_healthy(status.healthy);
   v1::CheckpointStatus* checkpoint = response->mutable_checkpoint();

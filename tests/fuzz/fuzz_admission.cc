@@ -18,6 +18,7 @@
 #include "lib/admission/admission_json.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/node_policy_config.h"
 #include "lib/pod/pod_manifest.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/durable_state.h"
@@ -99,7 +100,7 @@ std::unique_ptr<admission::NodePolicy> BuildNode(const NodeSpec& spec) {
   if (!config.ok()) Fail("config", config.status());
   const auto machine = topology::LoadTopology(source);
   if (!machine.ok()) Fail("topology", machine.status());
-  auto node = admission::BuildNodePolicy(*config, *machine);
+  auto node = config::BuildNodePolicy(*config, *machine);
   if (!node.ok()) Fail("node policy", node.status());
   return std::make_unique<admission::NodePolicy>(*std::move(node));
 }

@@ -24,6 +24,7 @@
 #include "lib/admission/admission_json.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/node_policy_config.h"
 #include "lib/pod/pod_manifest.h"
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
@@ -84,7 +85,7 @@ int RunExplain(const ExplainFlags& flags, const GlobalOptions& globals) {
   absl::StatusOr<topology::Topology> machine =
       topology::LoadTopology(topology::TopologySource::Xml(flags.topology));
   if (!machine.ok()) return Fail(kExitRefused, std::string(machine.status().message()));
-  absl::StatusOr<admission::NodePolicy> node = admission::BuildNodePolicy(*config, *machine);
+  absl::StatusOr<admission::NodePolicy> node = config::BuildNodePolicy(*config, *machine);
   if (!node.ok()) {
     return Fail(kExitRefused, flags.config + ": " + std::string(node.status().message()));
   }

@@ -11,6 +11,7 @@
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config.h"
+#include "lib/config/node_policy_config.h"
 #include "lib/pod/pod.h"
 #include "lib/topology/topology.h"
 #include "lib/topology/topology_builder.h"

@@ -24,7 +24,7 @@ TEST(ConfigDiffTest, LiveKeysApplyAndRestartOnlyKeysAreRefused) {
   next.reconcile_period = std::chrono::seconds(3);
   next.cpu_manager_policy = "static";
   next.reserved_system_cpus = "0";
-  next.cgroup.runtime = "cri-o";
+  next.cgroup.runtime = cgroup::Runtime::kCrio;
   ReloadPlan plan = PlanReload(old_config, next);
   EXPECT_THAT(plan.applied, ElementsAre("log.level", "reconcilePeriod"));
   EXPECT_THAT(plan.refused,

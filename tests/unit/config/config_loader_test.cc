@@ -84,8 +84,8 @@ log: {level: debug, format: json}
   EXPECT_EQ(c->devices[0].pci->class_id, 0x0302);
   EXPECT_FALSE(c->devices[0].pci->device.has_value());
   EXPECT_EQ(c->devices[1].devices[0].numa_nodes, std::vector<int>{1});
-  EXPECT_EQ(c->cgroup.driver, "cgroupfs");
-  EXPECT_EQ(c->cgroup.runtime, "cri-o");
+  EXPECT_EQ(c->cgroup.driver, cgroup::CgroupDriver::kCgroupfs);
+  EXPECT_EQ(c->cgroup.runtime, cgroup::Runtime::kCrio);
   EXPECT_FALSE(c->cgroup.apply);
   EXPECT_EQ(c->cgroup.release_grace, std::chrono::minutes(1));
   EXPECT_EQ(c->reconcile_period, std::chrono::seconds(90));
@@ -170,7 +170,7 @@ TEST(ConfigLoaderTest, ADeviceHasNumaNodeOrNumaNodesNotBoth) {
 TEST(ConfigLoaderTest, CgroupRuntimeIsContainerdOrCriO) {
   auto c = ParseConfig("cgroup: {driver: cgroupfs}\n", "r.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->cgroup.runtime, "containerd");
+  EXPECT_EQ(c->cgroup.runtime, cgroup::Runtime::kContainerd);
   auto bad = ParseConfig("cgroup: {runtime: docker}\n", "r.yaml");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("r.yaml:1: cgroup.runtime"));

@@ -162,7 +162,7 @@ class EngineTest : public ::testing::Test {
     config_.reserved_system_cpus = "0";
     config_.topology_manager_policy = "best-effort";
     config_.cgroup.root = dir_.path() + "/cgroup";
-    config_.cgroup.driver = "cgroupfs";
+    config_.cgroup.driver = cgroup::CgroupDriver::kCgroupfs;
     config_.cgroup.version = "v2";
     config_.source_file = "test.yaml";
     MakeCgroup(config_.cgroup.root, "0-15");
@@ -467,7 +467,7 @@ TEST_F(EngineTest, ACgroupBehindASymlinkIsNotWrittenAndCountsAsAFailure) {
 }
 
 TEST_F(EngineTest, DerivedCgroupsFollowTheConfiguredRuntime) {
-  config_.cgroup.runtime = "cri-o";
+  config_.cgroup.runtime = cgroup::Runtime::kCrio;
   auto engine = StartEngine();
   ASSERT_TRUE(engine.ok()) << engine.status();
   const std::string uid = "0c2b6a5e-1d2f-4c3b-9a8e-7f6d5c4b3a21";
