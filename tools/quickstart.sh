@@ -60,11 +60,12 @@ case "${1:-}" in
     (cd build && ctest --output-on-failure --no-tests=error -j "$jobs")
     # The sanitizer build uses clang: it compiles this tree in two thirds of GCC's time, and
     # CI then builds with both compilers (the libFuzzer build of tests/fuzz needs clang).
+    # It also checks the locking annotations (-Wthread-safety, an error like every warning).
     echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
     clear_if_other_compiler build-asan clang++
     configure_and_build build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
-      -DTOPOLOGYD_BUILD_TESTS=ON -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
+      -DTOPOLOGYD_THREAD_SAFETY=ON -DTOPOLOGYD_BUILD_TESTS=ON -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
     # hwloc's PCI plugin (libpciaccess) keeps about 1 KB per live-machine load and is
     # unloaded before LeakSanitizer reports, so the leak cannot be suppressed by name. The
     # sanitizer run discovers the live machine without PCI; PCI handling is tested on

@@ -101,7 +101,7 @@ void CpusetEnforcer::Count(const cgroup::ApplyResult& result,
 }
 
 cgroup::ApplyResult CpusetEnforcer::Apply(const std::vector<cgroup::CpusetTarget>& desired) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   const std::vector<cgroup::CpusetTarget> valid = SyncRegistrations(desired);
   cgroup::ApplyResult result = manager_->Apply(valid);
   Count(result, valid);
@@ -110,7 +110,7 @@ cgroup::ApplyResult CpusetEnforcer::Apply(const std::vector<cgroup::CpusetTarget
 
 cgroup::ReconcileReport CpusetEnforcer::Reconcile(const std::vector<cgroup::CpusetTarget>& desired,
                                                   cgroup::Timestamp now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   const std::vector<cgroup::CpusetTarget> valid = SyncRegistrations(desired);
   cgroup::ReconcileReport report = manager_->Reconcile(valid, now);
   Count(report.apply, valid);
@@ -120,7 +120,7 @@ cgroup::ReconcileReport CpusetEnforcer::Reconcile(const std::vector<cgroup::Cpus
 }
 
 EnforcerCounters CpusetEnforcer::counters() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return counters_;
 }
 

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "lib/cgroup/cpuset_manager.h"
@@ -19,7 +18,9 @@
 #include "lib/cpuset/cpuset.h"
 #include "lib/state/state.h"
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 
 namespace topologyd::engine {
 
@@ -61,14 +62,17 @@ class CpusetEnforcer {
                  cgroup::WriteSink sink);
   // Registers the targets' cgroups and unregisters the rest; returns targets with valid paths.
   std::vector<cgroup::CpusetTarget> SyncRegistrations(
-      const std::vector<cgroup::CpusetTarget>& desired);
-  void Count(const cgroup::ApplyResult& result, const std::vector<cgroup::CpusetTarget>& desired);
+      const std::vector<cgroup::CpusetTarget>& desired) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Count(const cgroup::ApplyResult& result, const std::vector<cgroup::CpusetTarget>& desired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A target that failed without a write of its own to show for it.
-  void ReportUnwritten(const cgroup::CpusetTarget& target, const absl::Status& status);
+  void ReportUnwritten(const cgroup::CpusetTarget& target, const absl::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable std::mutex mu_;
-  std::unique_ptr<cgroup::CpusetManager> manager_;  // guarded by mu_
-  EnforcerCounters counters_;                       // guarded by mu_
+  mutable absl::Mutex mu_;
+  // The manager is not thread-safe: the pointer is set once, what it points to is guarded.
+  std::unique_ptr<cgroup::CpusetManager> manager_ ABSL_PT_GUARDED_BY(mu_);
+  EnforcerCounters counters_ ABSL_GUARDED_BY(mu_);
   std::string version_name_;
   cgroup::WriteSink sink_;
 };

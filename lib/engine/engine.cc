@@ -10,6 +10,7 @@
 #include "lib/common/thread_name.h"
 #include "lib/config/node_policy_config.h"
 
+#include "absl/time/time.h"
 #include "fmt/format.h"
 
 namespace topologyd::engine {
@@ -77,7 +78,7 @@ Engine::~Engine() { StopReconcileLoop(); }
 absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
   state::State snapshot;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     snapshot = ledger_.Snapshot();
   }
   if (absl::Status saved = store_.Save(snapshot); !saved.ok()) {
@@ -110,10 +111,10 @@ void Engine::CommitAsync(uint64_t generation, std::function<void(const absl::Sta
 
 void Engine::Enforce() {
   if (!enforcer_) return;
-  std::lock_guard<std::mutex> enforce_lock(enforce_mu_);
+  absl::MutexLock enforce_lock(&enforce_mu_);
   std::vector<cgroup::CpusetTarget> targets;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     // Nothing changed since the last write-out (an idempotent Admit, an Allocate repeating
     // its binding): the kernel already holds this state, and drift is reconcile's job.
     if (enforced_generation_ && *enforced_generation_ == ledger_.generation()) return;
@@ -126,7 +127,7 @@ void Engine::Enforce() {
 void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
   AdmitReply reply;
   absl::Status decided = [&]() -> absl::Status {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     TOPOLOGYD_ASSIGN_OR_RETURN(ledger::AdmitOutcome outcome, ledger_.Admit(pod));
     reply.admitted = outcome.admitted;
     reply.reason = std::move(outcome.reason);
@@ -153,7 +154,7 @@ absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {
 }
 
 absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result, ledger_.Explain(pod));
   return ExplainReply{.result = std::move(result), .policy = ledger_.policy()};
 }
@@ -164,10 +165,10 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
   ContainerView view;
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     // kubelet's naming, from the pod's QoS class and the configured driver and runtime.
-    auto derive = [this, &pod_uid,
-                   &container_id](const state::PodRecord& pod) -> absl::StatusOr<std::string> {
+    auto derive = [this, &pod_uid, &container_id](const state::PodRecord& pod)
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<std::string> {
       TOPOLOGYD_ASSIGN_OR_RETURN(cgroup::QosClass qos, QosOf(pod));
       absl::StatusOr<std::string> derived = cgroup::ContainerCgroupPath(
           config_->cgroup.driver, qos, pod_uid, container_id, config_->cgroup.runtime);
@@ -209,7 +210,7 @@ void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::s
                           Completion<uint64_t> done) {
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     TOPOLOGYD_RETURN_IF_ERROR(ledger_.Release(pod_uid, container, only_if_bound_to));
     generation = ledger_.generation();
     return absl::OkStatus();
@@ -228,14 +229,14 @@ absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
 }
 
 AllocationsView Engine::ListAllocations() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return ledger_.List();
 }
 
 EngineStatus Engine::Status() const {
   EngineStatus status;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     status.uptime = std::chrono::steady_clock::now() - started_;
     status.config = config_;
     status.last_reload = last_reload_;
@@ -261,21 +262,21 @@ EngineStatus Engine::Status() const {
 }
 
 std::shared_ptr<const config::Config> Engine::config() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return config_;
 }
 
 std::shared_ptr<const topology::Topology> Engine::topology() const { return topology_; }
 
 std::shared_ptr<const admission::NodePolicy> Engine::policy() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return ledger_.policy();
 }
 
 bool Engine::Healthy() const {
   // Taking the mutex is part of the check: a wedged engine must stop the watchdog pings. The
   // writer does not hold it while writing, so a hung write is judged by its duration.
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return HealthProblem(committer_.stats(), std::chrono::steady_clock::now()).empty();
 }
 
@@ -301,16 +302,16 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   if (std::find(applied.begin(), applied.end(), "reconcilePeriod") != applied.end()) {
     // After mu_ is released: the loop takes loop_mu_ before mu_ (config()).
     {
-      std::lock_guard<std::mutex> lock(loop_mu_);
+      absl::MutexLock lock(&loop_mu_);
       loop_period_changed_ = true;
     }
-    loop_cv_.notify_all();
+    loop_cv_.SignalAll();
   }
   return record;
 }
 
 ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   ReloadRecord record;
   record.at = std::chrono::steady_clock::now();
   if (!next.ok()) {
@@ -357,12 +358,12 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
   // (pod uid, the container as bound when its cgroup was found gone)
   std::vector<std::pair<std::string, state::ContainerRecord>> to_release;
   {
-    std::lock_guard<std::mutex> enforce_lock(enforce_mu_);
+    absl::MutexLock enforce_lock(&enforce_mu_);
     std::vector<cgroup::CpusetTarget> targets;
     std::chrono::milliseconds grace;
     state::State snapshot;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       snapshot = ledger_.Snapshot();
       targets = CpusetEnforcer::DesiredTargets(snapshot, ledger_.shared_pool());
       grace = config_->cgroup.release_grace;
@@ -439,35 +440,46 @@ void Engine::StartReconcileLoop() {
   if (!enforcer_ || loop_.joinable()) return;
   loop_ = std::thread([this] {
     NameThisThread("tpd-reconcile");
-    std::unique_lock<std::mutex> lock(loop_mu_);
+    // Locked and unlocked by hand: the lock is given up around each pass.
+    loop_mu_.Lock();
     while (!loop_stop_) {
       std::chrono::milliseconds period = config()->reconcile_period;
-      if (loop_cv_.wait_for(lock, period, [this] { return loop_stop_ || loop_period_changed_; })) {
+      // Timed against the steady clock (absl's deadlines are wall-clock times).
+      const auto deadline = std::chrono::steady_clock::now() + period;
+      bool woken = loop_stop_ || loop_period_changed_;
+      while (!woken) {
+        const auto left = deadline - std::chrono::steady_clock::now();
+        if (left <= std::chrono::steady_clock::duration::zero()) break;
+        loop_cv_.WaitWithTimeout(&loop_mu_, absl::FromChrono(left));
+        woken = loop_stop_ || loop_period_changed_;
+      }
+      if (woken) {
         if (loop_stop_) break;
         // A reload changed the period: the new one counts from the reload.
         loop_period_changed_ = false;
         continue;
       }
-      lock.unlock();
+      loop_mu_.Unlock();
       ReconcileOnce(std::chrono::steady_clock::now());
-      lock.lock();
+      loop_mu_.Lock();
     }
+    loop_mu_.Unlock();
   });
 }
 
 void Engine::StopReconcileLoop() {
   {
-    std::lock_guard<std::mutex> lock(loop_mu_);
+    absl::MutexLock lock(&loop_mu_);
     loop_stop_ = true;
   }
-  loop_cv_.notify_all();
+  loop_cv_.SignalAll();
   if (loop_.joinable()) loop_.join();
 }
 
 absl::Status Engine::Flush() {
   uint64_t generation;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     generation = ledger_.generation();
   }
   return committer_.WaitDurable(generation);

@@ -11,9 +11,7 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,7 +30,9 @@
 #include "lib/state/state.h"
 #include "lib/topology/topology.h"
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 
 namespace topologyd::engine {
 
@@ -174,16 +174,17 @@ class Engine {
   // Allocate may have bound the container to a new, live cgroup since.
   void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
                     const state::ContainerRecord* only_if_bound_to, Completion<uint64_t> done);
-  ReloadRecord ApplyReload(const absl::StatusOr<config::Config>& next);  // takes mu_
+  ReloadRecord ApplyReload(const absl::StatusOr<config::Config>& next) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<uint64_t> WriteSnapshot();
   // Once `generation` is durable, brings the cgroups in line and calls `done` (UNAVAILABLE
   // when the checkpoint could not be written).
   void CommitAsync(uint64_t generation, std::function<void(const absl::Status&)> done);
-  void Enforce();
+  void Enforce() ABSL_LOCKS_EXCLUDED(enforce_mu_, mu_);
 
   // Logs the cgroups of `found` not constrained at the previous reconcile, and those no longer
-  // constrained. Called under enforce_mu_.
-  void LogConstrained(const std::vector<cgroup::ConstrainedCgroup>& found);
+  // constrained.
+  void LogConstrained(const std::vector<cgroup::ConstrainedCgroup>& found)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(enforce_mu_);
   // Why the engine is not acknowledging changes, from the writer's counters; empty if it is.
   std::string HealthProblem(const GroupCommitter::Stats& written,
                             std::chrono::steady_clock::time_point now) const;
@@ -194,29 +195,32 @@ class Engine {
   std::function<void(const std::string&)> log_;
   std::function<void(const std::string&)> log_error_;
 
-  mutable std::mutex mu_;
-  std::shared_ptr<const config::Config> config_;  // guarded by mu_
-  ledger::Ledger ledger_;                         // guarded by mu_
-  std::optional<ReloadRecord> last_reload_;       // guarded by mu_
+  // Lock order: enforce_mu_ and loop_mu_ are taken before mu_, never while holding it.
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const config::Config> config_ ABSL_GUARDED_BY(mu_);
+  ledger::Ledger ledger_ ABSL_GUARDED_BY(mu_);
+  std::optional<ReloadRecord> last_reload_ ABSL_GUARDED_BY(mu_);
 
   state::CheckpointStore store_;  // used by the GroupCommitter's writer only
   // Failed writes since the last successful one, so a failing disk is logged once when it
   // starts and once when it recovers, not at every write. Writer thread only.
   uint64_t failing_since_ok_ = 0;
 
-  std::mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
+  absl::Mutex enforce_mu_;  // orders snapshot+apply so the newest state is applied last
+  // Serialised internally; set once, so no lock of the engine guards it.
   std::unique_ptr<CpusetEnforcer> enforcer_;
   // Cgroups the last reconcile found constrained (cgroup::ConstrainedCgroup), so each is
-  // logged when it becomes so and when it recovers. Guarded by enforce_mu_.
-  std::set<std::string> constrained_;
-  // The state generation last written to the cgroups; guarded by mu_ (set under enforce_mu_).
-  std::optional<uint64_t> enforced_generation_;
+  // logged when it becomes so and when it recovers.
+  std::set<std::string> constrained_ ABSL_GUARDED_BY(enforce_mu_);
+  // The state generation last written to the cgroups; set under enforce_mu_ as well, so the
+  // newest generation is the one applied last.
+  std::optional<uint64_t> enforced_generation_ ABSL_GUARDED_BY(mu_);
 
-  std::mutex loop_mu_;
-  std::condition_variable loop_cv_;
-  bool loop_stop_ = false;  // guarded by loop_mu_
-  // A reload changed reconcilePeriod; the loop starts its wait afresh. Guarded by loop_mu_.
-  bool loop_period_changed_ = false;
+  absl::Mutex loop_mu_;
+  absl::CondVar loop_cv_;
+  bool loop_stop_ ABSL_GUARDED_BY(loop_mu_) = false;
+  // A reload changed reconcilePeriod; the loop starts its wait afresh.
+  bool loop_period_changed_ ABSL_GUARDED_BY(loop_mu_) = false;
   std::thread loop_;
 
   // Last, so it is destroyed first: its destructor finishes the waiters still pending, whose

@@ -7,6 +7,8 @@
 
 #include "lib/common/thread_name.h"
 
+#include "absl/time/time.h"
+
 namespace topologyd::engine {
 
 GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
@@ -18,19 +20,19 @@ GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_s
 
 GroupCommitter::~GroupCommitter() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stop_ = true;
   }
-  arrived_.notify_one();
+  arrived_.Signal();
   writer_.join();
 }
 
 void GroupCommitter::WhenDurable(uint64_t generation, Done done) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (durable_ < generation) {
       pending_.emplace(generation, std::move(done));
-      if (pending_.size() == wake_at_) arrived_.notify_one();
+      if (pending_.size() == wake_at_) arrived_.Signal();
       return;
     }
   }
@@ -44,32 +46,38 @@ absl::Status GroupCommitter::WaitDurable(uint64_t generation) {
   return ready.get();
 }
 
-void GroupCommitter::Gather(std::unique_lock<std::mutex>& lock) {
+void GroupCommitter::Gather() {
   if (pending_.size() >= last_batch_) return;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::min<std::chrono::steady_clock::duration>(last_write_, max_gather_);
   wake_at_ = last_batch_;
-  arrived_.wait_until(lock, deadline, [&] { return pending_.size() >= last_batch_ || stop_; });
+  // Timed against the steady clock (absl's deadlines are wall-clock times).
+  while (pending_.size() < last_batch_ && !stop_) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return;
+    arrived_.WaitWithTimeout(&mu_, absl::FromChrono(left));
+  }
 }
 
 void GroupCommitter::WriterLoop() {
   NameThisThread("tpd-commit");
-  std::unique_lock<std::mutex> lock(mu_);
+  // Locked and unlocked by hand: the lock is given up around the write and the callbacks.
+  mu_.Lock();
   while (true) {
     wake_at_ = 1;
-    arrived_.wait(lock, [&] { return stop_ || !pending_.empty(); });
-    if (pending_.empty()) return;  // stopping, and nobody is owed a write
-    Gather(lock);
+    while (!stop_ && pending_.empty()) arrived_.Wait(&mu_);
+    if (pending_.empty()) break;  // stopping, and nobody is owed a write
+    Gather();
     wake_at_ = 0;  // writing: no arrival needs to wake the writer until it looks again
     // The waiters this write is meant for; later arrivals may be covered too, but a failure
     // is reported only to these.
     const uint64_t newest_waiting = std::prev(pending_.end())->first;
     const auto started = std::chrono::steady_clock::now();
     writing_since_ = started;
-    lock.unlock();
+    mu_.Unlock();
     absl::StatusOr<uint64_t> wrote = write_snapshot_();
     const auto took = std::chrono::steady_clock::now() - started;
-    lock.lock();
+    mu_.Lock();
     writing_since_.reset();
     ++writes_;
     if (!wrote.ok()) ++failed_writes_;
@@ -86,14 +94,15 @@ void GroupCommitter::WriterLoop() {
       last_write_ = took;
     }
     const absl::Status status = wrote.status();
-    lock.unlock();
+    mu_.Unlock();
     for (Done& done : served) done(status);
-    lock.lock();
+    mu_.Lock();
   }
+  mu_.Unlock();
 }
 
 GroupCommitter::Stats GroupCommitter::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return {.durable_generation = durable_,
           .writes = writes_,
           .failed_writes = failed_writes_,
@@ -103,32 +112,32 @@ GroupCommitter::Stats GroupCommitter::stats() const {
 }
 
 uint64_t GroupCommitter::durable_generation() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return durable_;
 }
 
 uint64_t GroupCommitter::writes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return writes_;
 }
 
 uint64_t GroupCommitter::failed_writes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return failed_writes_;
 }
 
 size_t GroupCommitter::last_batch() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return last_batch_;
 }
 
 size_t GroupCommitter::waiting() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return pending_.size();
 }
 
 absl::Status GroupCommitter::last_write_status() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return last_status_;
 }
 

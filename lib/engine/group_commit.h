@@ -23,17 +23,17 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 
 namespace topologyd::engine {
 
@@ -84,28 +84,28 @@ class GroupCommitter {
 
  private:
   void WriterLoop();
-  // Called by the writer before its snapshot: waits (releasing `lock`) until as many changes
+  // Called by the writer before its snapshot: waits (releasing mu_) until as many changes
   // are pending as the previous write served, or the gather time is over.
-  void Gather(std::unique_lock<std::mutex>& lock);
+  void Gather() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::function<absl::StatusOr<uint64_t>()> write_snapshot_;
   const std::chrono::microseconds max_gather_;
-  mutable std::mutex mu_;
-  std::condition_variable arrived_;  // wake_at_ waiters are pending, or stop_ was set
-  uint64_t durable_ = 0;             // guarded by mu_
-  uint64_t writes_ = 0;              // guarded by mu_
-  uint64_t failed_writes_ = 0;       // guarded by mu_
-  absl::Status last_status_;         // guarded by mu_
+  mutable absl::Mutex mu_;
+  absl::CondVar arrived_;  // wake_at_ waiters are pending, or stop_ was set
+  uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t failed_writes_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Status last_status_ ABSL_GUARDED_BY(mu_);
   // The waiters, by generation; a write completes and removes the ones it covers.
-  std::multimap<uint64_t, Done> pending_;                               // guarded by mu_
-  size_t last_batch_ = 1;                                               // guarded by mu_
-  std::chrono::steady_clock::duration last_write_{};                    // guarded by mu_
-  std::optional<std::chrono::steady_clock::time_point> writing_since_;  // guarded by mu_
-  bool stop_ = false;                                                   // guarded by mu_
+  std::multimap<uint64_t, Done> pending_ ABSL_GUARDED_BY(mu_);
+  size_t last_batch_ ABSL_GUARDED_BY(mu_) = 1;
+  std::chrono::steady_clock::duration last_write_ ABSL_GUARDED_BY(mu_){};
+  std::optional<std::chrono::steady_clock::time_point> writing_since_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   // How many pending waiters make the writer's wait worth ending: 1 while it is idle, the
   // gather target while it gathers, none while it writes. Arrivals below it do not wake the
-  // writer (each wake-up is a context switch). Guarded by mu_.
-  size_t wake_at_ = 1;
+  // writer (each wake-up is a context switch).
+  size_t wake_at_ ABSL_GUARDED_BY(mu_) = 1;
   std::thread writer_;
 };
 
