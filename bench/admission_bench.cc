@@ -16,13 +16,13 @@
 #include <map>
 #include <string>
 
+#include "benchmark/benchmark.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/node_policy_config.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_builder.h"
-
-#include "benchmark/benchmark.h"
 
 namespace topologyd::admission {
 namespace {

@@ -18,6 +18,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +40,9 @@
 #include <thread>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include <grpcpp/grpcpp.h>
 
 #include "bench/load_phases.h"
@@ -45,14 +51,7 @@
 #include "lib/state/file_store.h"
 #include "lib/state/file_system.h"
 #include "lib/state/state.h"
-
-#include "CLI/CLI.hpp"
-#include "fmt/format.h"
-#include "nlohmann/json.hpp"
 #include "topologyd/v1/topologyd.grpc.pb.h"
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 
 extern char** environ;
 

@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <string>
 
+#include "benchmark/benchmark.h"
+
 #include "lib/hints/merge.h"
 #include "tests/unit/hints/reference_merge.h"
-
-#include "benchmark/benchmark.h"
 
 namespace topologyd::hints {
 namespace {

@@ -11,13 +11,13 @@
 // Counter "per_container" is the time per container.
 #include <string>
 
+#include "benchmark/benchmark.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/node_policy_config.h"
 #include "lib/topology/hwloc_source.h"
-
-#include "benchmark/benchmark.h"
 
 namespace topologyd::admission {
 namespace {

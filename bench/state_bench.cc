@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-#include "lib/state/checkpoint_codec.h"
-
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
+
+#include "lib/state/checkpoint_codec.h"
 
 namespace topologyd::state {
 namespace {

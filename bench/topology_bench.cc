@@ -4,12 +4,12 @@
 // so this tracks regressions rather than a budget.
 #include <string>
 
+#include "benchmark/benchmark.h"
+
 #include "lib/topology/hwloc_reader.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_builder.h"
 #include "lib/topology/topology_json.h"
-
-#include "benchmark/benchmark.h"
 
 namespace topologyd::topology {
 namespace {

@@ -1,6 +1,7 @@
 #include "daemon/daemon.h"
 
 #include <grp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "fmt/format.h"
+#include "spdlog/spdlog.h"
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -35,10 +38,6 @@
 #include "lib/state/dir_lock.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
-
-#include "fmt/format.h"
-#include "spdlog/spdlog.h"
-#include <sys/stat.h>
 
 namespace topologyd::daemon {
 namespace {

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "absl/status/status.h"
 #include <grpcpp/server.h>
 
 #include "daemon/health_report.h"
@@ -25,8 +26,6 @@
 #include "lib/state/dir_lock.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/topology.h"
-
-#include "absl/status/status.h"
 
 namespace topologyd::daemon {
 

@@ -2,11 +2,11 @@
 // and devices with kubelet's topology decisions. See docs/architecture.md.
 #include <iostream>
 
+#include "CLI/CLI.hpp"
+
 #include "daemon/daemon.h"
 #include "lib/common/version.h"
 #include "lib/os/signals.h"
-
-#include "CLI/CLI.hpp"
 
 int main(int argc, char** argv) {
   // First, before any library can start a thread: every thread inherits this mask, so the

@@ -3,6 +3,9 @@
 #include <set>
 #include <utility>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
 #include "lib/admission/hint_text.h"
 #include "lib/admission/pod_policy.h"
 #include "lib/admission/provider.h"
@@ -10,9 +13,6 @@
 #include "lib/admission/running_alongside.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/memory/memory_policy.h"
-
-#include "fmt/format.h"
-#include "fmt/ranges.h"
 
 namespace topologyd::admission {
 namespace {

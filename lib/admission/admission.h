@@ -17,14 +17,14 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/admission/node_policy.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/merge.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
 #include "lib/state/state.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::admission {
 

@@ -29,10 +29,10 @@
 // Every NUMA id is an OS id. Pure functions.
 #pragma once
 
+#include "nlohmann/json.hpp"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
-
-#include "nlohmann/json.hpp"
 
 namespace topologyd::admission {
 

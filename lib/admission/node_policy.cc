@@ -4,14 +4,14 @@
 #include <string>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/key_status.h"
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/hints/merge.h"
 #include "lib/memory/memory_state.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::admission {
 namespace {

@@ -21,6 +21,8 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/admission/node_spec.h"
 #include "lib/cpu/static_policy.h"
 #include "lib/cpuset/cpuset.h"
@@ -30,8 +32,6 @@
 #include "lib/hints/policy.h"
 #include "lib/memory/memory_state.h"
 #include "lib/topology/topology.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::admission {
 

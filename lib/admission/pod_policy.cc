@@ -1,9 +1,9 @@
 #include "lib/admission/pod_policy.h"
 
+#include "fmt/format.h"
+
 #include "lib/admission/reasons.h"
 #include "lib/common/quote.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::admission {
 

@@ -14,13 +14,13 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
 #include "lib/admission/node_policy.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 
 namespace topologyd::admission {
 

@@ -4,12 +4,12 @@
 #include <set>
 #include <string>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/pci_bus_id.h"
 #include "lib/memory/memory_policy.h"
-
-#include "fmt/format.h"
-#include "fmt/ranges.h"
 
 namespace topologyd::admission {
 namespace {

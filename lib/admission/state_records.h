@@ -8,12 +8,12 @@
 // pod, container and resource, and what the operator can do. Pure functions.
 #pragma once
 
+#include "absl/status/statusor.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/pod/pod.h"
 #include "lib/state/state.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::admission {
 

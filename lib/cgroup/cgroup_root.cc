@@ -3,16 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
 
+#include "fmt/format.h"
+
 #include "lib/cgroup/naming.h"
 #include "lib/common/quote.h"
-
-#include "fmt/format.h"
-#include <sys/stat.h>
-#include <sys/syscall.h>
 
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>

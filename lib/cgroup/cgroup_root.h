@@ -28,10 +28,10 @@
 #include <string>
 #include <string_view>
 
-#include "lib/cgroup/unique_fd.h"
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
+#include "lib/cgroup/unique_fd.h"
 
 namespace topologyd::cgroup {
 

@@ -4,10 +4,10 @@
 #include <sstream>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/cgroup/naming.h"
 #include "lib/common/status_macros.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::cgroup {
 namespace {

@@ -43,13 +43,13 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
 #include "lib/cgroup/cgroup_root.h"
 #include "lib/cgroup/layout.h"
 #include "lib/cgroup/planner.h"
 #include "lib/cgroup/types.h"
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 
 namespace topologyd::cgroup {
 

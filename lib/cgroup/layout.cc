@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "lib/common/status_macros.h"
-
 #include "fmt/format.h"
+
+#include "lib/common/status_macros.h"
 
 namespace topologyd::cgroup {
 namespace {

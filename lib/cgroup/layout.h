@@ -16,10 +16,10 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
+
 #include "lib/cgroup/cgroup_root.h"
 #include "lib/cgroup/types.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::cgroup {
 

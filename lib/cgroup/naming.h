@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/cgroup/types.h"
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
+#include "lib/cgroup/types.h"
 
 namespace topologyd::cgroup {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/cpuset/cpuset.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/cpuset/cpuset.h"
 
 namespace topologyd::cgroup {
 

@@ -1,6 +1,8 @@
 #include "lib/config/config_loader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,14 +17,12 @@
 #include <optional>
 #include <set>
 
+#include "fmt/format.h"
+#include "yaml-cpp/yaml.h"
+
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
 #include "lib/config/yaml_documents.h"
-
-#include "fmt/format.h"
-#include "yaml-cpp/yaml.h"
-#include <sys/stat.h>
-#include <sys/un.h>
 
 namespace topologyd::config {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/config/config.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/config/config.h"
 
 namespace topologyd::config {
 

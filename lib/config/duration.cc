@@ -5,9 +5,9 @@
 #include <optional>
 #include <utility>
 
-#include "lib/common/quote.h"
-
 #include "fmt/format.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::config {
 namespace {

@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/key_status.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/pod/quantity.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::config {
 namespace {

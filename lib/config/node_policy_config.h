@@ -3,12 +3,12 @@
 // admission so that it links no configuration format and parses no text.
 #pragma once
 
+#include "absl/status/statusor.h"
+
 #include "lib/admission/node_policy.h"
 #include "lib/admission/node_spec.h"
 #include "lib/config/config.h"
 #include "lib/topology/topology.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::config {
 

@@ -4,10 +4,10 @@
 #include <sstream>
 #include <string_view>
 
-#include "lib/common/quote.h"
-
 #include "fmt/format.h"
 #include "yaml-cpp/eventhandler.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::yaml {
 namespace {

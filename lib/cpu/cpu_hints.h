@@ -31,12 +31,12 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpu/static_policy.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/topology_hint.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::cpu {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/cpu/cpu_topology.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/cpu/cpu_topology.h"
 
 namespace topologyd::cpu {
 

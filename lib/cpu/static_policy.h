@@ -16,14 +16,14 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/cpu/take_by_topology.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/numa_mask.h"
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 
 namespace topologyd::cpu {
 

@@ -5,12 +5,12 @@
 
 #include <optional>
 
+#include "absl/status/statusor.h"
+
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/numa_mask.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::cpu {
 

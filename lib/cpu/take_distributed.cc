@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "lib/cpu/take_packed.h"
-
 #include "fmt/format.h"
+
+#include "lib/cpu/take_packed.h"
 
 namespace topologyd::cpu {
 namespace {

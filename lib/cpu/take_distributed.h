@@ -5,11 +5,11 @@
 // nodes most balanced (lowest standard deviation, rounded to 3 decimals).
 #pragma once
 
+#include "absl/status/statusor.h"
+
 #include "lib/cpu/cpu_accumulator.h"
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpuset/cpuset.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::cpu {
 

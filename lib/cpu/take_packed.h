@@ -3,11 +3,11 @@
 // (optionally) uncore caches, then whole cores, then single CPUs in packing order.
 #pragma once
 
+#include "absl/status/statusor.h"
+
 #include "lib/cpu/cpu_accumulator.h"
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpuset/cpuset.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::cpu {
 

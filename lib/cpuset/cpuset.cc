@@ -6,10 +6,10 @@
 #include <ostream>
 #include <utility>
 
-#include "lib/common/quote.h"
-
 #include "absl/status/status.h"
 #include "fmt/format.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd {
 namespace {

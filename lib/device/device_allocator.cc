@@ -4,9 +4,9 @@
 #include <set>
 #include <utility>
 
-#include "lib/device/device_hints.h"
-
 #include "fmt/format.h"
+
+#include "lib/device/device_hints.h"
 
 namespace topologyd::device {
 

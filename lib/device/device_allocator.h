@@ -26,12 +26,12 @@
 
 #include <string_view>
 
+#include "absl/status/statusor.h"
+
 #include "lib/device/device_pool.h"
 #include "lib/device/device_state.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::device {
 

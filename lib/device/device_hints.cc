@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "lib/common/status_macros.h"
-
 #include "fmt/format.h"
+
+#include "lib/common/status_macros.h"
 
 namespace topologyd::device {
 namespace {

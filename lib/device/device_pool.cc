@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "fmt/format.h"
+
 #include "lib/common/status_macros.h"
 #include "lib/pod/names.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::device {
 namespace {

@@ -22,10 +22,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/hints/numa_mask.h"
 #include "lib/topology/topology.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::device {
 

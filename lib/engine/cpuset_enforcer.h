@@ -13,14 +13,14 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
 #include "lib/cgroup/cpuset_manager.h"
 #include "lib/config/config.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/state/state.h"
-
-#include "absl/base/thread_annotations.h"
-#include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 
 namespace topologyd::engine {
 

@@ -4,14 +4,14 @@
 #include <future>
 #include <utility>
 
+#include "absl/time/time.h"
+#include "fmt/format.h"
+
 #include "lib/cgroup/naming.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 #include "lib/common/thread_name.h"
 #include "lib/config/node_policy_config.h"
-
-#include "absl/time/time.h"
-#include "fmt/format.h"
 
 namespace topologyd::engine {
 namespace {

@@ -18,6 +18,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config.h"
@@ -29,10 +33,6 @@
 #include "lib/state/file_store.h"
 #include "lib/state/state.h"
 #include "lib/topology/topology.h"
-
-#include "absl/base/thread_annotations.h"
-#include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 
 namespace topologyd::engine {
 

@@ -5,9 +5,9 @@
 #include <iterator>
 #include <utility>
 
-#include "lib/common/thread_name.h"
-
 #include "absl/time/time.h"
+
+#include "lib/common/thread_name.h"
 
 namespace topologyd::engine {
 

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "lib/hints/merge_internal.h"
-
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
+
+#include "lib/hints/merge_internal.h"
 
 namespace topologyd::hints {
 namespace {

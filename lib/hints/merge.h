@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
 #include "lib/hints/numa_mask.h"
 #include "lib/hints/policy.h"
 #include "lib/hints/topology_hint.h"
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 
 namespace topologyd::hints {
 

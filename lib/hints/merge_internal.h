@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "lib/hints/merge.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/hints/merge.h"
 
 namespace topologyd::hints::internal {
 

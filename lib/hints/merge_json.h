@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/hints/merge.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/hints/merge.h"
 
 namespace topologyd::hints {
 

@@ -6,14 +6,14 @@
 #include <limits>
 #include <utility>
 
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/kubelet_import/kubelet_checksum.h"
 #include "lib/state/json_limits.h"
-
-#include "fmt/format.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::state::kubelet {
 namespace {

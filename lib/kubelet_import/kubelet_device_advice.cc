@@ -4,10 +4,10 @@
 #include <set>
 #include <vector>
 
-#include "lib/common/pci_bus_id.h"
-
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+
+#include "lib/common/pci_bus_id.h"
 
 namespace topologyd::state::kubelet {
 

@@ -5,11 +5,11 @@
 #include <set>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::state::kubelet {
 namespace {

@@ -18,10 +18,10 @@
 // Pure function; thread-safe.
 #pragma once
 
+#include "absl/status/statusor.h"
+
 #include "lib/kubelet_import/kubelet_checkpoints.h"
 #include "lib/state/state.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::state::kubelet {
 

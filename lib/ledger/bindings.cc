@@ -5,12 +5,12 @@
 #include <string>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/cgroup/naming.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/pod/names.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::ledger {
 

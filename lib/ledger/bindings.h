@@ -6,9 +6,9 @@
 
 #include <string_view>
 
-#include "lib/state/state.h"
-
 #include "absl/status/status.h"
+
+#include "lib/state/state.h"
 
 namespace topologyd::ledger {
 

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
 #include "lib/admission/state_records.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 #include "lib/ledger/bindings.h"
-
-#include "fmt/format.h"
-#include "fmt/ranges.h"
 
 namespace topologyd::ledger {
 namespace {

@@ -17,13 +17,13 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/pod/pod.h"
 #include "lib/state/state.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::ledger {
 

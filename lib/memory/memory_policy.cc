@@ -6,11 +6,11 @@
 #include <set>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/status_macros.h"
 #include "lib/hints/numa_index.h"
 #include "lib/memory/memory_internal.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::memory {
 namespace {

@@ -19,12 +19,12 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/hints/merge.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/memory/memory_state.h"
 #include "lib/pod/pod.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::memory {
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/status_macros.h"
 #include "lib/memory/memory_internal.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::memory {
 namespace {

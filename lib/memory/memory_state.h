@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/topology/topology.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/topology/topology.h"
 
 namespace topologyd::memory {
 

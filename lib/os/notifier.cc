@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include <systemd/sd-daemon.h>
-
 #include "fmt/format.h"
+#include <systemd/sd-daemon.h>
 
 namespace topologyd::os {
 

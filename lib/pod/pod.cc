@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "lib/common/quote.h"
-
 #include "fmt/format.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::pod {
 namespace {

@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/pod/quantity.h"
-
 #include "absl/status/status.h"
+
+#include "lib/pod/quantity.h"
 
 namespace topologyd::pod {
 

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
+#include "yaml-cpp/eventhandler.h"
+#include "yaml-cpp/yaml.h"
+
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/pod/validate.h"
-
-#include "fmt/format.h"
-#include "yaml-cpp/eventhandler.h"
-#include "yaml-cpp/yaml.h"
 
 namespace topologyd::pod {
 namespace {

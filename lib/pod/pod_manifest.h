@@ -31,10 +31,10 @@
 #include <cstddef>
 #include <string_view>
 
+#include "absl/status/statusor.h"
+
 #include "lib/pod/pod.h"
 #include "lib/pod/validate.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::pod {
 

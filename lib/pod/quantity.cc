@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "lib/common/quote.h"
-
 #include "fmt/format.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::pod {
 namespace {

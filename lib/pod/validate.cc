@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "fmt/format.h"
+
 #include "lib/common/quote.h"
 #include "lib/pod/names.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::pod {
 namespace {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::rpc {
 namespace {

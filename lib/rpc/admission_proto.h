@@ -6,10 +6,10 @@
 
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/admission/admission.h"
 #include "lib/engine/engine.h"
-
-#include "absl/status/statusor.h"
 #include "topologyd/v1/topologyd.pb.h"
 
 namespace topologyd::rpc {

@@ -1,12 +1,12 @@
 #include "lib/rpc/connection_gate.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <utility>
 
 #include "fmt/format.h"
-#include <sys/socket.h>
 
 namespace topologyd::rpc {
 

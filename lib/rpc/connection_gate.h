@@ -9,6 +9,8 @@
 // Thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,8 +21,6 @@
 
 #include "lib/os/clock.h"
 #include "lib/rpc/peer_credentials.h"
-
-#include <sys/types.h>
 
 namespace topologyd::rpc {
 

@@ -1,13 +1,14 @@
 #include "lib/rpc/peer_credentials.h"
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 
 #include "fmt/format.h"
-#include <sys/socket.h>
-#include <sys/stat.h>
 
 namespace topologyd::rpc {
 

@@ -9,16 +9,17 @@
 // connections, overall and per uid, for the per-uid cap. Thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "lib/config/config.h"
-
 #include "absl/status/statusor.h"
-#include <sys/types.h>
+
+#include "lib/config/config.h"
 
 namespace topologyd::rpc {
 

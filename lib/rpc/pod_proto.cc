@@ -6,12 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/pod/validate.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::rpc {
 namespace {

@@ -37,10 +37,10 @@
 
 #include <cstddef>
 
+#include "absl/status/statusor.h"
+
 #include "lib/pod/pod.h"
 #include "lib/pod/validate.h"
-
-#include "absl/status/statusor.h"
 #include "topologyd/v1/topologyd.pb.h"
 
 namespace topologyd::rpc {

@@ -2,9 +2,9 @@
 // ways, so `topoctl topology` renders the daemon's machine with the same code as offline.
 #pragma once
 
-#include "lib/topology/topology.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/topology/topology.h"
 #include "topologyd/v1/topologyd.pb.h"
 
 namespace topologyd::rpc {

@@ -3,14 +3,14 @@
 #include <chrono>
 #include <string_view>
 
+#include "fmt/format.h"
+
 #include "lib/cgroup/types.h"
 #include "lib/common/version.h"
 #include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
 #include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::rpc {
 namespace {

@@ -6,6 +6,8 @@
 // Engine's checkpoint writer; all shared state lives in the Engine.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -14,9 +16,7 @@
 #include "lib/engine/engine.h"
 #include "lib/rpc/parsing_handler.h"
 #include "lib/rpc/peer_credentials.h"
-
 #include "topologyd/v1/topologyd.grpc.pb.h"
-#include <sys/types.h>
 
 namespace topologyd::rpc {
 

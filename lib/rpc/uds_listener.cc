@@ -3,6 +3,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,13 +14,9 @@
 #include <filesystem>
 #include <optional>
 
-#include "lib/common/thread_name.h"
-
 #include "fmt/format.h"
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
+
+#include "lib/common/thread_name.h"
 
 namespace topologyd::rpc {
 namespace {

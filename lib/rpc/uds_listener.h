@@ -12,6 +12,8 @@
 // warns once per episode and says when it accepts connections again.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -19,7 +21,6 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
-#include <sys/types.h>
 
 namespace topologyd::rpc {
 

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "lib/state/checkpoint_checksum.h"
-#include "lib/state/checkpoint_codec.h"
-
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+
+#include "lib/state/checkpoint_checksum.h"
+#include "lib/state/checkpoint_codec.h"
 
 namespace topologyd::state {
 namespace {

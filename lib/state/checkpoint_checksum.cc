@@ -1,8 +1,8 @@
 #include "lib/state/checkpoint_checksum.h"
 
-#include "lib/state/crc32c.h"
-
 #include "fmt/format.h"
+
+#include "lib/state/crc32c.h"
 
 namespace topologyd::state {
 

@@ -6,15 +6,15 @@
 #include <utility>
 #include <vector>
 
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/state/canonical_checkpoint.h"
 #include "lib/state/checkpoint_checksum.h"
 #include "lib/state/json_limits.h"
-
-#include "fmt/format.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::state {
 namespace {

@@ -35,9 +35,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/state/state.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/state/state.h"
 
 namespace topologyd::state {
 

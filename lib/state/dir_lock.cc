@@ -1,17 +1,17 @@
 #include "lib/state/dir_lock.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/state/file_store.h"
 #include "lib/state/file_system.h"
-
-#include "fmt/format.h"
-#include <sys/file.h>
 
 namespace topologyd::state {
 

@@ -3,11 +3,11 @@
 #include <random>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 #include "lib/state/checkpoint_codec.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::state {
 namespace {

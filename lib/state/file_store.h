@@ -26,11 +26,11 @@
 #include <string>
 #include <string_view>
 
-#include "lib/state/file_system.h"
-#include "lib/state/state.h"
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
+#include "lib/state/file_system.h"
+#include "lib/state/state.h"
 
 namespace topologyd::state {
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,11 +13,10 @@
 #include <cstring>
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
-
-#include "fmt/format.h"
-#include <sys/stat.h>
 
 namespace topologyd::state {
 namespace {

@@ -9,6 +9,8 @@
 // (tests/support).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,7 +19,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include <sys/types.h>
 
 namespace topologyd::state {
 

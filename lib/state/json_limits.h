@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
-#include "lib/common/quote.h"
-
 #include "absl/status/status.h"
 #include "fmt/format.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::state {
 

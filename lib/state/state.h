@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/cpuset/cpuset.h"
-
 #include "absl/status/status.h"
+
+#include "lib/cpuset/cpuset.h"
 
 namespace topologyd::state {
 

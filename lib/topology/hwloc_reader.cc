@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,13 +18,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "fmt/format.h"
+
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/topology/machine_wire.h"
-
-#include "absl/status/status.h"
-#include "fmt/format.h"
-#include <sys/wait.h>
 
 namespace topologyd::topology {
 namespace {

@@ -12,15 +12,14 @@
 // LoadHwloc() results are not shared by this module.
 #pragma once
 
-#include <hwloc.h>
-
 #include <chrono>
 #include <memory>
 
+#include "absl/status/statusor.h"
+#include <hwloc.h>
+
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_builder.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::topology {
 

@@ -2,14 +2,14 @@
 
 #include <cstdlib>
 
+#include "fmt/format.h"
+
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/topology/hwloc_reader.h"
 #include "lib/topology/sriov_sysfs.h"
 #include "lib/topology/synthetic_precheck.h"
 #include "lib/topology/topology_builder.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::topology {
 namespace {

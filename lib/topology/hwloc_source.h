@@ -26,9 +26,9 @@
 #include <string>
 #include <utility>
 
-#include "lib/topology/topology.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/topology/topology.h"
 
 namespace topologyd::topology {
 

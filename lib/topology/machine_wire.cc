@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "lib/common/status_macros.h"
-
 #include "absl/status/status.h"
 #include "fmt/format.h"
+
+#include "lib/common/status_macros.h"
 
 namespace topologyd::topology {
 namespace {

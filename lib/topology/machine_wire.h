@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/topology/topology_builder.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/topology/topology_builder.h"
 
 namespace topologyd::topology {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "lib/common/quote.h"
-
 #include "fmt/format.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::topology {
 namespace {

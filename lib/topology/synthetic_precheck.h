@@ -27,9 +27,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/cpuset/cpuset.h"
-
 #include "absl/status/status.h"
+
+#include "lib/cpuset/cpuset.h"
 
 namespace topologyd::topology {
 

@@ -5,10 +5,10 @@
 #include <set>
 #include <utility>
 
-#include "lib/common/status_macros.h"
-
 #include "absl/status/status.h"
 #include "fmt/format.h"
+
+#include "lib/common/status_macros.h"
 
 namespace topologyd::topology {
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 #include "lib/cpuset/cpuset.h"
 #include "lib/topology/topology.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::topology {
 

@@ -18,9 +18,9 @@
 
 #include <string>
 
-#include "lib/topology/topology.h"
-
 #include "nlohmann/json.hpp"
+
+#include "lib/topology/topology.h"
 
 namespace topologyd::topology {
 

@@ -1,12 +1,12 @@
 // `topoctl topology` as a user runs it: exit codes, stderr messages and both output forms.
 #include <string>
 
-#include "tests/corpus/corpus_util.h"
-#include "tests/support/shell.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+
+#include "tests/corpus/corpus_util.h"
+#include "tests/support/shell.h"
 
 namespace topologyd::topology {
 namespace {

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "lib/topology/hwloc_reader.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
 #include "tests/corpus/corpus_util.h"
-
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace topologyd::topology {
 namespace {

@@ -2,12 +2,12 @@
 // command-line tools (hwloc-calc for a node's PUs, hwloc-info for its local memory).
 #include <string>
 
+#include "gtest/gtest.h"
+
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
 #include "tests/corpus/corpus_util.h"
 #include "tests/support/shell.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::topology {
 namespace {

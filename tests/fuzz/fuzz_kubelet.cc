@@ -9,12 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include "nlohmann/json.hpp"
+
 #include "lib/kubelet_import/kubelet_checkpoints.h"
 #include "lib/kubelet_import/kubelet_checksum.h"
 #include "lib/kubelet_import/kubelet_import.h"
 #include "lib/state/checkpoint_codec.h"
-
-#include "nlohmann/json.hpp"
 
 using namespace topologyd::state::kubelet;
 

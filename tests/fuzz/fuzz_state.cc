@@ -10,13 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/state/canonical_checkpoint.h"
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/crc32c.h"
 #include "lib/state/json_limits.h"
-
-#include "fmt/format.h"
-#include "nlohmann/json.hpp"
 
 namespace {
 

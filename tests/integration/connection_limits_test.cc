@@ -4,6 +4,7 @@
 // closes, a new one is served. Out of file descriptors (the daemon started under a low
 // RLIMIT_NOFILE): new connections are closed at once, the accept thread does not spin, one
 // warning, and connections are served again once clients have closed theirs.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,16 +15,14 @@
 #include <thread>
 #include <vector>
 
+#include "fmt/format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include <grpcpp/grpcpp.h>
 
 #include "tests/integration/process.h"
 #include "tests/support/thread_cpu.h"
-
-#include "fmt/format.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
-#include <sys/resource.h>
 
 namespace topologyd::testing {
 namespace {

@@ -8,11 +8,11 @@
 #include <set>
 #include <thread>
 
-#include "tests/integration/process.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+
+#include "tests/integration/process.h"
 
 namespace topologyd::testing {
 namespace {

@@ -5,12 +5,11 @@
 #include <memory>
 #include <string>
 
+#include "gtest/gtest.h"
 #include <grpcpp/grpcpp.h>
 
 #include "daemon/daemon.h"
 #include "tests/integration/process.h"
-
-#include "gtest/gtest.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
 namespace topologyd::testing {

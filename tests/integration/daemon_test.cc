@@ -2,18 +2,18 @@
 // status over the socket, SIGHUP reloads (live, refused and broken), SIGTERM, sd_notify
 // messages, and refusal of callers outside allowedPeers.
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 
-#include "tests/integration/process.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include <sys/socket.h>
-#include <sys/un.h>
+
+#include "tests/integration/process.h"
 
 namespace topologyd::testing {
 namespace {

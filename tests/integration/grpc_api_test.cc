@@ -14,14 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "fmt/format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include "tests/integration/process.h"
-
-#include "fmt/format.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
 namespace topologyd::testing {

@@ -3,18 +3,18 @@
 // Needs root and a writable cgroup v1 cpuset hierarchy at /sys/fs/cgroup/cpuset; skips
 // otherwise. Everything it creates lives in one uniquely named subtree, removed at the end.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "tests/integration/process.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include <sys/wait.h>
+
+#include "tests/integration/process.h"
 
 namespace topologyd::testing {
 namespace {

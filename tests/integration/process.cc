@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,8 +12,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include <sys/wait.h>
 
 namespace topologyd::testing {
 namespace {

@@ -2,13 +2,13 @@
 // running topologyd with its own temp directory, config and socket.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <sys/types.h>
 
 namespace topologyd::testing {
 

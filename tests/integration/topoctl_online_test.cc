@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/process.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "yaml-cpp/yaml.h"
+
+#include "tests/integration/process.h"
 
 namespace topologyd::testing {
 namespace {

@@ -7,9 +7,9 @@
 #include <iostream>
 #include <string_view>
 
-#include "lib/cpuset/cpuset.h"
-
 #include "absl/status/statusor.h"
+
+#include "lib/cpuset/cpuset.h"
 
 namespace topologyd::testing {
 

@@ -6,12 +6,12 @@
 #include <set>
 #include <utility>
 
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/config/config_loader.h"
 #include "lib/topology/hwloc_source.h"
-
-#include "fmt/format.h"
-#include "fmt/ranges.h"
 
 namespace topologyd::testing {
 namespace {

@@ -23,12 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
 #include "lib/engine/engine.h"
 #include "lib/pod/pod.h"
 #include "lib/state/file_system.h"
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 
 namespace topologyd::testing {
 

@@ -2,10 +2,10 @@
 
 #include <utility>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
-
-#include "fmt/format.h"
 
 namespace topologyd::state {
 namespace {

@@ -2,16 +2,17 @@
 // calls and undoes what a power loss would. Not thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "lib/state/file_system.h"
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include <sys/types.h>
+
+#include "lib/state/file_system.h"
 
 namespace topologyd::state {
 

@@ -4,13 +4,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <sys/wait.h>
 
 namespace topologyd::testing {
 

@@ -5,13 +5,13 @@
 #include <memory>
 #include <string>
 
+#include "CLI/CLI.hpp"
+
 #include "lib/common/absl_fmt.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_pods.h"
-
-#include "CLI/CLI.hpp"
 
 namespace topoctl {
 namespace {

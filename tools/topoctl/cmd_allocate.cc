@@ -5,12 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "CLI/CLI.hpp"
+
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_pods.h"
-
-#include "CLI/CLI.hpp"
 
 namespace topoctl {
 namespace {

@@ -3,13 +3,13 @@
 #include <iostream>
 #include <string>
 
+#include "CLI/CLI.hpp"
+#include "nlohmann/json.hpp"
+
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_pods.h"
-
-#include "CLI/CLI.hpp"
-#include "nlohmann/json.hpp"
 
 namespace topoctl {
 namespace {

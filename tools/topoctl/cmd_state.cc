@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 #include "lib/kubelet_import/kubelet_device_advice.h"
@@ -13,8 +15,6 @@
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/file_system.h"
 #include "tools/topoctl/command.h"
-
-#include "fmt/format.h"
 
 namespace topoctl {
 namespace {

@@ -1,12 +1,12 @@
 // topoctl status: the daemon's version, uptime, configuration and last reload.
 #include <iostream>
 
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
-
-#include "fmt/format.h"
-#include "nlohmann/json.hpp"
 
 namespace topoctl {
 namespace {

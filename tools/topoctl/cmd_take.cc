@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpu/policy_options.h"
 #include "lib/cpu/static_policy.h"
@@ -16,10 +20,6 @@
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_output.h"
-
-#include "CLI/CLI.hpp"
-#include "fmt/format.h"
-#include "nlohmann/json.hpp"
 
 namespace topoctl {
 namespace {

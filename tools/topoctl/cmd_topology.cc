@@ -6,6 +6,8 @@
 #include <iostream>
 #include <string>
 
+#include "CLI/CLI.hpp"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/rpc/topology_proto.h"
 #include "lib/topology/hwloc_source.h"
@@ -13,8 +15,6 @@
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
-
-#include "CLI/CLI.hpp"
 
 namespace topoctl {
 namespace {

@@ -2,10 +2,10 @@
 // Unix socket; offline "what-if" commands run the same library code locally.
 #include <iostream>
 
+#include "CLI/CLI.hpp"
+
 #include "lib/common/version.h"
 #include "tools/topoctl/command.h"
-
-#include "CLI/CLI.hpp"
 
 namespace topoctl {
 

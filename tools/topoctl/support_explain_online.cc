@@ -4,14 +4,14 @@
 #include <utility>
 #include <vector>
 
+#include "fmt/format.h"
+
 #include "lib/admission/admission_json.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/rpc/admission_proto.h"
 #include "tools/topoctl/support_client.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_pods.h"
-
-#include "fmt/format.h"
 
 namespace topoctl {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "tools/topoctl/command.h"
-
 #include "nlohmann/json.hpp"
+
+#include "tools/topoctl/command.h"
 #include "topologyd/v1/topologyd.pb.h"
 
 namespace topoctl {

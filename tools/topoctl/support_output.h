@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/topoctl/command.h"
-
 #include "nlohmann/json.hpp"
+
+#include "tools/topoctl/command.h"
 
 namespace topoctl {
 

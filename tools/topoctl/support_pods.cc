@@ -6,12 +6,12 @@
 #include <limits>
 #include <sstream>
 
+#include "fmt/format.h"
+
 #include "lib/common/absl_fmt.h"
 #include "lib/pod/pod_manifest.h"
 #include "lib/rpc/pod_proto.h"
 #include "tools/topoctl/support_output.h"
-
-#include "fmt/format.h"
 
 namespace topoctl {
 

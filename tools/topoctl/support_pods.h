@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+
 #include "topologyd/v1/topologyd.pb.h"
 
 namespace topoctl {

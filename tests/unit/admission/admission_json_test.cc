@@ -1,10 +1,10 @@
 // The JSON document of `topoctl admit|explain` (docs/cli.md, `admit`, plus the explanation).
 #include "lib/admission/admission_json.h"
 
-#include "tests/unit/admission/admission_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::admission {
 namespace {

@@ -2,11 +2,11 @@
 // messages, all-or-nothing, per-pod overrides, policy none, Explain and Release.
 #include "lib/admission/admission.h"
 
-#include "lib/admission/reasons.h"
-#include "tests/unit/admission/admission_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "lib/admission/reasons.h"
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::admission {
 namespace {

@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/config/config.h"
@@ -15,9 +18,6 @@
 #include "lib/pod/pod.h"
 #include "lib/topology/topology.h"
 #include "lib/topology/topology_builder.h"
-
-#include "fmt/format.h"
-#include "gtest/gtest.h"
 
 namespace topologyd::admission::testing {
 

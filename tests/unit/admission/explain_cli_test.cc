@@ -6,11 +6,11 @@
 #include <iterator>
 #include <string>
 
-#include "tests/support/shell.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+
+#include "tests/support/shell.h"
 
 namespace topologyd::admission {
 namespace {

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/reasons.h"
 #include "lib/hints/merge_internal.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/admission/admission_test_util.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::admission {
 namespace {

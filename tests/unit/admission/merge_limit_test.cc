@@ -3,11 +3,11 @@
 // Explain alike. merge_limit_corpus_test.cc checks the headroom of the defaults.
 #include <string>
 
+#include "gtest/gtest.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/reasons.h"
 #include "tests/unit/admission/admission_test_util.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::admission {
 namespace {

@@ -2,10 +2,10 @@
 // empty state it derives.
 #include "lib/admission/node_policy.h"
 
-#include "tests/unit/admission/admission_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::admission {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "lib/admission/reasons.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "lib/admission/reasons.h"
 
 namespace topologyd::admission {
 namespace {

@@ -17,13 +17,13 @@
 #include <random>
 #include <set>
 
+#include "gtest/gtest.h"
+
 #include "lib/admission/admission.h"
 #include "lib/admission/state_records.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/durable_state.h"
 #include "tests/unit/admission/admission_test_util.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::admission {
 namespace {

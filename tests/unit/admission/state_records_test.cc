@@ -2,11 +2,11 @@
 // must refuse.
 #include "lib/admission/state_records.h"
 
-#include "tests/support/durable_state.h"
-#include "tests/unit/admission/admission_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "tests/support/durable_state.h"
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::admission {
 namespace {

@@ -1,14 +1,14 @@
 #include "lib/cgroup/cgroup_root.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
-#include "tests/unit/cgroup/fake_cgroupfs.h"
-
 #include "gtest/gtest.h"
-#include <sys/stat.h>
+
+#include "tests/unit/cgroup/fake_cgroupfs.h"
 
 namespace topologyd::cgroup {
 namespace {

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "lib/cgroup/naming.h"
 #include "tests/support/cpuset_literal.h"
 #include "tests/unit/cgroup/fake_cgroupfs.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::cgroup {
 namespace {

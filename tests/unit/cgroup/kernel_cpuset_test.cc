@@ -7,6 +7,9 @@
 // is refused by the kernel with EINVAL. Everything created is removed in TearDown, children
 // before parents, after the child is killed and reaped. Needs root and >= 2 CPUs; skips otherwise.
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,16 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+
 #include "lib/cgroup/cpuset_manager.h"
 #include "lib/cgroup/naming.h"
 #include "tests/support/cpuset_literal.h"
 #include "tests/unit/cgroup/fake_cgroupfs.h"
-
-#include "fmt/format.h"
-#include "gtest/gtest.h"
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 
 namespace topologyd::cgroup {
 namespace {

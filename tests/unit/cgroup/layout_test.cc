@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include "tests/unit/cgroup/fake_cgroupfs.h"
-
 #include "gtest/gtest.h"
+
+#include "tests/unit/cgroup/fake_cgroupfs.h"
 
 namespace topologyd::cgroup {
 namespace {

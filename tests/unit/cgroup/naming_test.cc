@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "lib/common/quote.h"
-
 #include "gtest/gtest.h"
+
+#include "lib/common/quote.h"
 
 namespace topologyd::cgroup {
 namespace {

@@ -4,10 +4,10 @@
 #include <random>
 #include <string>
 
+#include "gtest/gtest.h"
+
 #include "lib/cgroup/naming.h"
 #include "tests/support/cpuset_literal.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::cgroup {
 namespace {

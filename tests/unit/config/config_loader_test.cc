@@ -1,5 +1,6 @@
 #include "lib/config/config_loader.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,7 +11,6 @@
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include <sys/stat.h>
 
 namespace topologyd::config {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/cpu/kubelet_topologies.h"
-
 #include "gtest/gtest.h"
+
+#include "tests/unit/cpu/kubelet_topologies.h"
 
 namespace topologyd::cpu {
 namespace {

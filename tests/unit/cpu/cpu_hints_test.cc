@@ -6,9 +6,9 @@
 #include <random>
 #include <set>
 
-#include "tests/unit/cpu/kubelet_topologies.h"
-
 #include "gtest/gtest.h"
+
+#include "tests/unit/cpu/kubelet_topologies.h"
 
 namespace topologyd::cpu {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
+
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpuset/cpuset.h"
-
-#include "absl/status/statusor.h"
 
 namespace topologyd::cpu::testing {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "lib/cpu/static_policy.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::cpu {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <random>
 
+#include "gtest/gtest.h"
+
 #include "lib/cpu/policy_options.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::cpu {
 namespace {

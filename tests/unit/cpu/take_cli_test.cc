@@ -4,12 +4,12 @@
 #include <fstream>
 #include <string>
 
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/cpuset/cpuset.h"
 #include "tests/support/shell.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
-
-#include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::cpu {
 namespace {

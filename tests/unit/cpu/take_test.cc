@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "lib/cpu/take_distributed.h"
 #include "lib/cpu/take_packed.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::cpu {
 namespace {

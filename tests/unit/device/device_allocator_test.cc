@@ -3,10 +3,10 @@
 // GetPreferredAllocation hook, which topologyd does not have).
 #include "lib/device/device_allocator.h"
 
-#include "tests/unit/device/device_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "tests/unit/device/device_test_util.h"
 
 namespace topologyd::device {
 namespace {

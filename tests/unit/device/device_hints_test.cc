@@ -6,9 +6,9 @@
 
 #include <random>
 
-#include "tests/unit/device/device_test_util.h"
-
 #include "gtest/gtest.h"
+
+#include "tests/unit/device/device_test_util.h"
 
 namespace topologyd::device {
 namespace {

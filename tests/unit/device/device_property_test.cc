@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <random>
 
+#include "gtest/gtest.h"
+
 #include "lib/device/device_allocator.h"
 #include "lib/device/device_hints.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/device/device_test_util.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::device {
 namespace {

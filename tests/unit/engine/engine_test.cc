@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "lib/state/file_store.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/fault_injecting_file_system.h"
-
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace topologyd::engine {
 namespace {

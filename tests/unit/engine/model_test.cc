@@ -6,10 +6,10 @@
 #include <iostream>
 #include <string>
 
-#include "tests/support/engine_model.h"
-
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+
+#include "tests/support/engine_model.h"
 
 namespace topologyd::testing {
 namespace {

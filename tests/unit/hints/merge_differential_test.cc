@@ -7,12 +7,12 @@
 #include <random>
 #include <string>
 
+#include "gtest/gtest.h"
+
 #include "lib/hints/expand.h"
 #include "lib/hints/merge.h"
 #include "lib/hints/merge_internal.h"
 #include "tests/unit/hints/reference_merge.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::hints {
 namespace {

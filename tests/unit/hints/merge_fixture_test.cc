@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/hints/merge.h"
 #include "lib/hints/merge_json.h"
 #include "tests/support/shell.h"
 #include "tests/unit/hints/reference_merge.h"
-
-#include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::hints {
 namespace {

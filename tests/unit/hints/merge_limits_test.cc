@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/hints/merge.h"
-#include "lib/hints/merge_internal.h"
-
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+
+#include "lib/hints/merge.h"
+#include "lib/hints/merge_internal.h"
 
 namespace topologyd::hints {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <optional>
 
-#include "lib/hints/expand.h"
-
 #include "gtest/gtest.h"
+
+#include "lib/hints/expand.h"
 
 namespace topologyd::hints {
 namespace {

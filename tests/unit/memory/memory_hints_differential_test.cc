@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "lib/hints/expand.h"
 #include "lib/memory/memory_internal.h"
 #include "lib/memory/memory_policy.h"
 #include "tests/unit/memory/reference_hints.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::memory {
 namespace {

@@ -4,10 +4,10 @@
 // TestStaticPolicyRemoveContainer, TestStaticPolicyAllocateWithInitContainers).
 #include "lib/memory/memory_policy.h"
 
-#include "tests/unit/memory/memory_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "tests/unit/memory/memory_test_util.h"
 
 namespace topologyd::memory {
 namespace {

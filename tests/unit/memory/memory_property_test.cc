@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <random>
 
+#include "gtest/gtest.h"
+
 #include "lib/memory/memory_policy.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/memory/memory_test_util.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::memory {
 namespace {

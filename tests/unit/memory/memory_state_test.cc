@@ -3,12 +3,12 @@
 // memorymanager/policy_static_test.go (TestStaticPolicyNew / TestStaticPolicyStart).
 #include "lib/memory/memory_state.h"
 
-#include "lib/memory/memory_policy.h"
-#include "tests/unit/memory/memory_test_util.h"
-
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "lib/memory/memory_policy.h"
+#include "tests/unit/memory/memory_test_util.h"
 
 namespace topologyd::memory {
 namespace {

@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "tests/unit/admission/admission_test_util.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::rpc {
 namespace {

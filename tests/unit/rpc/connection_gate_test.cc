@@ -3,16 +3,16 @@
 #include "lib/rpc/connection_gate.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "tests/support/manual_clock.h"
-
 #include "gtest/gtest.h"
-#include <sys/socket.h>
+
+#include "tests/support/manual_clock.h"
 
 namespace topologyd::rpc {
 namespace {

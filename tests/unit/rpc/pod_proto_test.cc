@@ -6,10 +6,10 @@
 #include <sstream>
 #include <string>
 
-#include "lib/pod/pod_manifest.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "lib/pod/pod_manifest.h"
 
 namespace topologyd::rpc {
 namespace {

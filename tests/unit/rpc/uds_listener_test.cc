@@ -6,6 +6,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,14 +21,11 @@
 #include <thread>
 #include <vector>
 
-#include "tests/support/thread_cpu.h"
-
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+
+#include "tests/support/thread_cpu.h"
 
 namespace topologyd::rpc {
 namespace {

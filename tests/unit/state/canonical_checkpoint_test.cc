@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "lib/state/checkpoint_codec.h"
-#include "tests/unit/state/test_util.h"
-
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+
+#include "lib/state/checkpoint_codec.h"
+#include "tests/unit/state/test_util.h"
 
 namespace topologyd::state {
 namespace {

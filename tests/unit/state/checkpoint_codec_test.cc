@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/state/canonical_checkpoint.h"
 #include "lib/state/crc32c.h"
 #include "tests/unit/state/test_util.h"
-
-#include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::state {
 namespace {

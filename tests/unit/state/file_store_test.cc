@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,13 +13,12 @@
 #include <string_view>
 #include <thread>
 
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+
 #include "lib/state/checkpoint_codec.h"
 #include "tests/support/fault_injecting_file_system.h"
 #include "tests/unit/state/test_util.h"
-
-#include "absl/status/status.h"
-#include "gtest/gtest.h"
-#include <sys/stat.h>
 
 namespace topologyd::state {
 namespace {

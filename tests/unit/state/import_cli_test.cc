@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <string>
 
+#include "gtest/gtest.h"
+
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/file_system.h"
 #include "tests/support/shell.h"
 #include "tests/unit/state/test_util.h"
-
-#include "gtest/gtest.h"
 
 namespace topologyd::state {
 namespace {

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/common/pci_bus_id.h"
 #include "lib/kubelet_import/kubelet_checksum.h"
 #include "lib/kubelet_import/kubelet_device_advice.h"
 #include "tests/unit/state/test_util.h"
-
-#include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::state::kubelet {
 namespace {

@@ -7,12 +7,12 @@
 #include <sstream>
 #include <string>
 
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
 #include "lib/state/checkpoint_checksum.h"
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/state.h"
-
-#include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 
 namespace topologyd::state::testing {
 

@@ -5,15 +5,15 @@
 #include <memory>
 #include <string>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "lib/admission/admission_json.h"
 #include "lib/rpc/admission_proto.h"
 #include "tests/unit/admission/admission_test_util.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_explain_offline.h"
 #include "tools/topoctl/support_explain_online.h"
-
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace topoctl {
 

@@ -1,6 +1,8 @@
 // The hwloc adapter on synthetic descriptions, a hand-written XML fixture and broken inputs.
 #include "lib/topology/hwloc_source.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,13 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/topology/hwloc_reader.h"
-#include "lib/topology/synthetic_precheck.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include <sys/stat.h>
-#include <sys/wait.h>
+
+#include "lib/topology/hwloc_reader.h"
+#include "lib/topology/synthetic_precheck.h"
 
 namespace topologyd::topology {
 namespace {
