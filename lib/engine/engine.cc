@@ -141,12 +141,11 @@ void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
   if (!decided.ok()) return done(decided);
   if (!reply.admitted) return done(std::move(reply));  // a refusal changed nothing
   const uint64_t generation = reply.generation;
-  CommitAsync(generation, [reply = std::move(reply), generation,
-                           done = std::move(done)](const absl::Status& s) mutable {
-    if (!s.ok()) return done(s);
-    reply.generation = generation;
-    done(std::move(reply));
-  });
+  CommitAsync(generation,
+              [reply = std::move(reply), done = std::move(done)](const absl::Status& s) mutable {
+                if (!s.ok()) return done(s);
+                done(std::move(reply));
+              });
 }
 
 absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {
