@@ -1,7 +1,9 @@
 // The engine against its model: seeded random sequences of admit, re-admit, release of a pod or
 // of one container, restart and reload on several machines and policies, with every invariant
 // of tests/support/engine_model.h checked after each step.
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -20,7 +22,7 @@ std::string StateDir(const std::string& name) {
                                          ? std::filesystem::path("/dev/shm")
                                          : std::filesystem::temp_directory_path();
   std::string pattern = (base / ("topologyd-model-" + name + "-XXXXXX")).string();
-  return mkdtemp(pattern.data());
+  return mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
 }
 
 int Env(const char* name, int fallback) {
@@ -38,6 +40,7 @@ TEST_P(EngineModelTest, InvariantsHoldAfterEveryStep) {
   int refused = 0;
   for (int seed = 1; seed <= seeds; ++seed) {
     const std::string dir = StateDir(GetParam().name);
+    ASSERT_FALSE(dir.empty()) << "cannot make a state directory: " << std::strerror(errno);
     auto model = EngineModel::Start(GetParam(), dir);
     ASSERT_TRUE(model.ok()) << model.status();
     SeededChoices choices(static_cast<uint32_t>(seed), steps);
