@@ -176,9 +176,8 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
       }
       return derived;
     };
-    TOPOLOGYD_ASSIGN_OR_RETURN(ledger::BindOutcome bound,
+    TOPOLOGYD_ASSIGN_OR_RETURN(view,
                                ledger_.Bind(pod_uid, container, container_id, cgroup_path, derive));
-    view = std::move(bound.container);
     generation = ledger_.generation();
     return absl::OkStatus();
   }();

@@ -111,7 +111,6 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
   }
   allocation_ = std::move(result.new_state);
   outcome.admitted = true;
-  outcome.changed = true;
   outcome.containers = Holdings(record);
   records_.pods[pod.uid] = std::move(record);
   ++records_.generation;
@@ -140,7 +139,7 @@ absl::StatusOr<admission::AdmissionResult> Ledger::Explain(const pod::Pod& pod) 
   return result;
 }
 
-absl::StatusOr<BindOutcome> Ledger::Bind(
+absl::StatusOr<ContainerHoldings> Ledger::Bind(
     const std::string& pod_uid, const std::string& container, const std::string& container_id,
     const std::string& cgroup,
     const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup) {
@@ -160,16 +159,14 @@ absl::StatusOr<BindOutcome> Ledger::Bind(
     TOPOLOGYD_ASSIGN_OR_RETURN(path, derive_cgroup(pod));
   }
   TOPOLOGYD_RETURN_IF_ERROR(CheckFreeBinding(records_, pod_uid, container, container_id, path));
-  BindOutcome outcome;
   if (record->container_id != container_id || record->cgroup != path) {
     record->container_id = container_id;
     record->cgroup = path;
     ++records_.generation;
-    outcome.changed = true;
   }
-  outcome.container = *record;
-  if (!outcome.container.exclusive) outcome.container.cpus = allocation_.cpu.default_cpu_set;
-  return outcome;
+  ContainerHoldings bound = *record;
+  if (!bound.exclusive) bound.cpus = allocation_.cpu.default_cpu_set;
+  return bound;
 }
 
 absl::Status Ledger::Release(const std::string& pod_uid,

@@ -31,17 +31,13 @@ namespace topologyd::ledger {
 // container the ledger's answers carry the current shared pool as `cpus`.
 using ContainerHoldings = state::ContainerRecord;
 
+// An admission that changed the ledger raised generation() by one; one answered from what
+// the pod holds, or refused, did not.
 struct AdmitOutcome {
   bool admitted = false;
   std::string reason;                         // a refusal's, kubelet's wording
   std::string message;                        // a refusal's
   std::vector<ContainerHoldings> containers;  // when admitted
-  bool changed = false;  // the ledger changed (a new generation to make durable)
-};
-
-struct BindOutcome {
-  ContainerHoldings container;
-  bool changed = false;
 };
 
 // Records with every shared-pool container showing the current pool, and the pools.
@@ -83,7 +79,7 @@ class Ledger {
   // cgroup root). `derive_cgroup` gives the path when `cgroup` is empty, from the pod's record.
   // NOT_FOUND for an unknown pod or container; INVALID_ARGUMENT for a malformed id or path,
   // or one another container is bound to (or nested with).
-  absl::StatusOr<BindOutcome> Bind(
+  absl::StatusOr<ContainerHoldings> Bind(
       const std::string& pod_uid, const std::string& container, const std::string& container_id,
       const std::string& cgroup,
       const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup);

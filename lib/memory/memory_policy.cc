@@ -849,13 +849,4 @@ std::map<int, std::map<std::string, uint64_t>> ContainerMemoryByNode(
   return out;
 }
 
-std::vector<int> ContainerMemoryNumaNodes(const MemoryState& state, std::string_view pod_uid,
-                                          std::string_view container_name) {
-  std::set<int> ids;
-  if (const std::vector<Block>* blocks = Blocks(state, pod_uid, container_name)) {
-    for (const Block& b : *blocks) ids.insert(b.numa_affinity.begin(), b.numa_affinity.end());
-  }
-  return {ids.begin(), ids.end()};
-}
-
 }  // namespace topologyd::memory

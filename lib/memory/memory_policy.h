@@ -73,13 +73,10 @@ MemoryState RemoveContainer(MemoryState state, std::string_view pod_uid,
 // Every container of the pod, and the pod's reuse bookkeeping of init containers' memory.
 MemoryState RemovePod(MemoryState state, std::string_view pod_uid);
 
-// The NUMA OS ids of the container's blocks (cpuset.mems); empty when it has none.
 // Bytes the container's blocks take per NUMA node (OS id) and resource. Every node of a block is
 // listed, even with 0 bytes, so the node set is the block's affinity; the split of a multi-node
 // block is indicative (lowest node first, up to each node's allocatable).
 std::map<int, std::map<std::string, uint64_t>> ContainerMemoryByNode(
     const MemoryState& state, std::string_view pod_uid, std::string_view container_name);
-std::vector<int> ContainerMemoryNumaNodes(const MemoryState& state, std::string_view pod_uid,
-                                          std::string_view container_name);
 
 }  // namespace topologyd::memory

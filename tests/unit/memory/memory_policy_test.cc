@@ -21,6 +21,13 @@ MemoryState FourNodes(int n = 4) {
   return *NewMemoryState(Topo(n, 3 * kGb, 1), reserved);
 }
 
+// The NUMA nodes of a container's blocks (its cpuset.mems).
+std::vector<int> MemoryNodes(const MemoryState& s, std::string_view uid, std::string_view name) {
+  std::vector<int> nodes;
+  for (const auto& [node, bytes] : ContainerMemoryByNode(s, uid, name)) nodes.push_back(node);
+  return nodes;
+}
+
 hints::ProviderHints Hints(const MemoryState& s, const pod::Pod& pod) {
   auto h = GetContainerTopologyHints(s, pod, pod.containers[0].name);
   EXPECT_TRUE(h.ok()) << h.status();
@@ -184,7 +191,7 @@ TEST(MemoryAllocateTest, SingleNodeAndCpusetMems) {
   EXPECT_EQ(n1.number_of_assignments, 2);
   EXPECT_EQ(n1.memory_map.at("memory"), Table(3 * kGb, 512 * kMb, 1536 * kMb, kGb, 512 * kMb));
   EXPECT_EQ(n1.memory_map.at("hugepages-1Gi"), Table(kGb, 0, kGb, kGb, 0));
-  EXPECT_EQ(ContainerMemoryNumaNodes(*s1, "p", "c"), std::vector<int>{1});
+  EXPECT_EQ(MemoryNodes(*s1, "p", "c"), std::vector<int>{1});
   EXPECT_EQ(s1->assignments.at("p").at("c"),
             (std::vector<Block>{{{1}, "hugepages-1Gi", kGb}, {{1}, "memory", kGb}}));
   // Idempotent: allocating again changes nothing.
@@ -199,7 +206,7 @@ TEST(MemoryAllocateTest, ExtendsANarrowMergedHint) {
   const MemoryState s0 = FourNodes(2);
   auto s1 = Allocate(s0, MakePod("p", {Ctr("c", 2 * kGb, 0)}), "c", H({0}, false));
   ASSERT_TRUE(s1.ok()) << s1.status();
-  EXPECT_EQ(ContainerMemoryNumaNodes(*s1, "p", "c"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(MemoryNodes(*s1, "p", "c"), (std::vector<int>{0, 1}));
   EXPECT_EQ(s1->machine_state.at(0).memory_map.at("memory").free, 0U);
   EXPECT_EQ(s1->machine_state.at(1).memory_map.at("memory").free, kGb);
   EXPECT_EQ(s1->machine_state.at(0).cells, (std::vector<int>{0, 1}));
@@ -255,7 +262,7 @@ TEST(MemoryAllocateTest, KubeletErrorMessages) {
     // Without the preferred flag the same request joins the group.
     auto ok = Allocate(s, MakePod("p", {Ctr("c", 512 * kMb, 0)}), "c", hints::TopologyHint{});
     ASSERT_TRUE(ok.ok()) << ok.status();
-    EXPECT_EQ(ContainerMemoryNumaNodes(*ok, "p", "c"), (std::vector<int>{0, 1}));
+    EXPECT_EQ(MemoryNodes(*ok, "p", "c"), (std::vector<int>{0, 1}));
   }
   {
     // Group rule: node 0 holds a single-NUMA block, so {0,1} violates it.
