@@ -1,0 +1,29 @@
+// Where the runtime puts a container's cgroup, from what the CRI tells the shim: the pod cgroup
+// kubelet named in the sandbox's linux.cgroup_parent and the container id CreateContainer
+// returned. topologyd binds the container to this path (relative to the cgroup hierarchy
+// root), so the shim never has to guess kubelet's --cgroup-root.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+#include "lib/cgroup/types.h"
+
+namespace topologyd::shim {
+
+// cgroupfs driver: "<parent without its leading '/'>/<id>" ("crio-<id>" for CRI-O).
+// systemd driver: the parent is a slice name ("kubepods-burstable-pod<uid_>.slice") or a path
+// whose last component is one; the slice is expanded to its place in the tree
+// ("kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_>.slice") and the
+// container's scope appended ("cri-containerd-<id>.scope", "crio-<id>.scope").
+// INVALID_ARGUMENT naming the part that is wrong for a bad id, an empty parent, a systemd
+// parent that is not a slice, or a result that is not a valid relative cgroup path.
+absl::StatusOr<std::string> ContainerCgroup(std::string_view cgroup_parent,
+                                            std::string_view container_id,
+                                            cgroup::CgroupDriver driver, cgroup::Runtime runtime);
+
+}  // namespace topologyd::shim

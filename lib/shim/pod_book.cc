@@ -1,0 +1,78 @@
+#include "lib/shim/pod_book.h"
+
+#include <algorithm>
+
+namespace topologyd::shim {
+
+void PodBook::PutSandbox(SandboxRecord sandbox) {
+  std::string id = sandbox.id;
+  sandboxes_[id] = std::move(sandbox);
+}
+
+const SandboxRecord* PodBook::Sandbox(const std::string& id) const {
+  auto it = sandboxes_.find(id);
+  return it == sandboxes_.end() ? nullptr : &it->second;
+}
+
+const SandboxRecord* PodBook::SandboxOfPod(const std::string& pod_uid) const {
+  const SandboxRecord* newest = nullptr;
+  for (const auto& [id, sandbox] : sandboxes_) {
+    if (sandbox.pod_uid == pod_uid && (newest == nullptr || sandbox.attempt >= newest->attempt)) {
+      newest = &sandbox;
+    }
+  }
+  return newest;
+}
+
+void PodBook::ForgetSandbox(const std::string& id) {
+  sandboxes_.erase(id);
+  std::erase_if(containers_,
+                [&](const auto& entry) { return entry.second.record.sandbox_id == id; });
+}
+
+void PodBook::PutContainer(ContainerRecord container) {
+  auto it = containers_.find(container.id);
+  if (it != containers_.end()) {
+    it->second.record = std::move(container);
+    return;
+  }
+  std::string id = container.id;
+  containers_.emplace(std::move(id), Entry{next_sequence_++, std::move(container)});
+}
+
+const ContainerRecord* PodBook::Container(const std::string& id) const {
+  auto it = containers_.find(id);
+  return it == containers_.end() ? nullptr : &it->second.record;
+}
+
+void PodBook::ForgetContainer(const std::string& id) { containers_.erase(id); }
+
+std::vector<const ContainerRecord*> PodBook::ContainersOfPod(const std::string& pod_uid) const {
+  std::vector<const Entry*> entries;
+  for (const auto& [id, entry] : containers_) {
+    if (entry.record.pod_uid == pod_uid) entries.push_back(&entry);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry* a, const Entry* b) { return a->sequence < b->sequence; });
+  std::vector<const ContainerRecord*> records;
+  records.reserve(entries.size());
+  for (const Entry* e : entries) records.push_back(&e->record);
+  return records;
+}
+
+std::vector<pod::Container> PodBook::Estimates(const std::string& pod_uid) const {
+  std::vector<pod::Container> estimates;
+  for (const ContainerRecord* c : ContainersOfPod(pod_uid)) {
+    if (!c->estimate) continue;
+    auto same = std::find_if(estimates.begin(), estimates.end(),
+                             [&](const pod::Container& e) { return e.name == c->name; });
+    if (same == estimates.end()) {
+      estimates.push_back(*c->estimate);
+    } else {
+      *same = *c->estimate;  // a later instance (restart) of the same container
+    }
+  }
+  return estimates;
+}
+
+}  // namespace topologyd::shim
