@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "yaml-cpp/yaml.h"
 
 #include "lib/config/config.h"
 
@@ -24,5 +25,13 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string
 // cannot be read; INVALID_ARGUMENT when the path (after symlinks) is a directory or not a
 // regular file.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+// The two steps of LoadConfigFile that other configuration files (the shim's) share: reading
+// a file that must be a regular file, and taking the single YAML document of its text (a Null
+// node when it has none; INVALID_ARGUMENT "FILE:LINE: ..." for a second document or text that
+// is not YAML).
+absl::StatusOr<std::string> ReadConfigFile(const std::string& path);
+absl::StatusOr<YAML::Node> LoadConfigDocument(const std::string& text,
+                                              const std::string& file_name);
 
 }  // namespace topologyd::config
