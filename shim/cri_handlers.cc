@@ -1,0 +1,654 @@
+#include "shim/cri_handlers.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "spdlog/spdlog.h"
+
+#include "lib/common/absl_fmt.h"
+#include "lib/podspec/cri_estimate.h"
+#include "lib/shim/admission_plan.h"
+#include "lib/shim/container_cgroup.h"
+
+namespace topologyd::shim {
+namespace {
+
+namespace cri = runtime::v1;
+
+std::string_view MethodName(std::string_view method) {
+  return method.starts_with(kRuntimeService) ? method.substr(kRuntimeService.size())
+                                             : std::string_view();
+}
+
+podspec::CriResources ToCriResources(const cri::LinuxContainerResources& r) {
+  podspec::CriResources out;
+  out.cpu_period = r.cpu_period();
+  out.cpu_quota = r.cpu_quota();
+  out.cpu_shares = r.cpu_shares();
+  out.memory_limit_in_bytes = r.memory_limit_in_bytes();
+  out.oom_score_adj = r.oom_score_adj();
+  out.cpuset_cpus = r.cpuset_cpus();
+  out.cpuset_mems = r.cpuset_mems();
+  for (const cri::HugepageLimit& h : r.hugepage_limits()) {
+    out.hugepage_limits.push_back({h.page_size(), h.limit()});
+  }
+  return out;
+}
+
+Forward Refuse(absl::Status status) { return Forward{std::move(status), std::string()}; }
+
+absl::Status Undecodable(std::string_view what) {
+  return absl::InvalidArgumentError(
+      fmt::format("topologyd-shim: cannot decode the {} request", what));
+}
+
+// The runtime's JSON (verbose status "info") for a config field, by its proto name.
+const nlohmann::json* JsonPath(const nlohmann::json& root, std::initializer_list<const char*> path) {
+  const nlohmann::json* node = &root;
+  for (const char* key : path) {
+    if (!node->is_object() || !node->contains(key)) return nullptr;
+    node = &(*node)[key];
+  }
+  return node;
+}
+
+int64_t JsonInt(const nlohmann::json* resources, const char* key) {
+  if (resources == nullptr || !resources->contains(key)) return 0;
+  const nlohmann::json& v = (*resources)[key];
+  return v.is_number_integer() ? v.get<int64_t>() : 0;
+}
+
+}  // namespace
+
+CriHandlers::CriHandlers(const ShimConfig& config, TopologydClient* topologyd,
+                         PodSpecResolver* specs, AllocationCache* cache,
+                         cri::RuntimeService::StubInterface* runtime)
+    : config_(config), topologyd_(topologyd), specs_(specs), cache_(cache), runtime_(runtime) {}
+
+bool CriHandlers::Intercepts(std::string_view method) {
+  static constexpr std::string_view kIntercepted[] = {
+      "RunPodSandbox",   "CreateContainer",  "StartContainer",          "RemoveContainer",
+      "StopPodSandbox",  "RemovePodSandbox", "UpdateContainerResources"};
+  const std::string_view name = MethodName(method);
+  return std::find(std::begin(kIntercepted), std::end(kIntercepted), name) !=
+         std::end(kIntercepted);
+}
+
+Forward CriHandlers::Before(std::string_view method, std::string request,
+                            std::optional<Deadline> deadline) {
+  const std::string_view name = MethodName(method);
+  if (name == "RunPodSandbox") return BeforeRunPodSandbox(std::move(request), deadline);
+  if (name == "CreateContainer") return BeforeCreateContainer(std::move(request), deadline);
+  if (name == "UpdateContainerResources") {
+    return BeforeUpdateContainerResources(std::move(request));
+  }
+  return Forward{absl::OkStatus(), std::move(request)};
+}
+
+Answer CriHandlers::After(std::string_view method, const std::string& forwarded_request,
+                          absl::Status status, std::string response) {
+  const std::string_view name = MethodName(method);
+  if (status.ok()) {
+    if (name == "RunPodSandbox") AfterRunPodSandbox(forwarded_request, response);
+    if (name == "CreateContainer") AfterCreateContainer(forwarded_request, response);
+    if (name == "StartContainer") AfterStartContainer(forwarded_request);
+    if (name == "StopPodSandbox") AfterPodSandboxEnds(forwarded_request, /*removed=*/false);
+  }
+  // kubelet removes what it no longer wants whatever the runtime answers; so does the shim.
+  if (name == "RemoveContainer") AfterRemoveContainer(forwarded_request);
+  if (name == "RemovePodSandbox") AfterPodSandboxEnds(forwarded_request, /*removed=*/true);
+  return Answer{std::move(status), std::move(response)};
+}
+
+SandboxRecord CriHandlers::SandboxFromConfig(const std::string& sandbox_id,
+                                             const cri::PodSandboxConfig& config) const {
+  SandboxRecord s;
+  s.id = sandbox_id;
+  s.pod_uid = config.metadata().uid();
+  s.namespace_name = config.metadata().namespace_();
+  s.pod_name = config.metadata().name();
+  s.annotations.insert(config.annotations().begin(), config.annotations().end());
+  s.cgroup_parent = config.linux().cgroup_parent();
+  s.attempt = config.metadata().attempt();
+  return s;
+}
+
+absl::StatusOr<pod::Pod> CriHandlers::SpecFor(const SandboxRecord& sandbox,
+                                              const std::string& name,
+                                              const std::optional<pod::Container>& estimate) {
+  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
+  if (!full.ok()) return full.status();
+  if (*full) return **full;
+  pod::Pod pod;
+  pod.uid = sandbox.pod_uid;
+  pod.namespace_name = sandbox.namespace_name;
+  pod.name = sandbox.pod_name;
+  pod.annotations = sandbox.annotations;
+  {
+    absl::MutexLock lock(&mu_);
+    pod.containers = book_.Estimates(sandbox.pod_uid);
+  }
+  if (estimate) {
+    auto same = std::find_if(pod.containers.begin(), pod.containers.end(),
+                             [&](const pod::Container& c) { return c.name == name; });
+    if (same == pod.containers.end()) {
+      pod.containers.push_back(*estimate);
+    } else {
+      *same = *estimate;
+    }
+  }
+  return pod;
+}
+
+CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
+                                                const std::string& name,
+                                                const cri::LinuxContainerResources& resources,
+                                                std::optional<Deadline> deadline) {
+  Planned plan;
+  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
+  if (!full.ok()) {
+    plan.status = full.status();
+    return plan;
+  }
+  if (!*full) {
+    const std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent);
+    if (!qos) {
+      plan.status = absl::FailedPreconditionError(fmt::format(
+          "topologyd-shim: pod {}/{} has no spec source and its cgroup parent \"{}\" does not "
+          "name a QoS class (kubelet's cgroupsPerQOS is off?); give it the {} annotation or "
+          "enable the apiServer source",
+          sandbox.namespace_name, sandbox.pod_name, sandbox.cgroup_parent,
+          "topologyd.io/resources"));
+      return plan;
+    }
+    podspec::Estimate estimate =
+        podspec::EstimateContainer(name, ToCriResources(resources), *qos);
+    bool first;
+    {
+      absl::MutexLock lock(&mu_);
+      first = book_.ContainersOfPod(sandbox.pod_uid).empty();
+    }
+    if (first) {
+      spdlog::info("pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates "
+                   "({}). Unknown: {}",
+                   sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
+                   pod::QosClassName(*qos), fmt::join(estimate.unknown, "; "));
+    }
+    plan.estimate = std::move(estimate.container);
+  }
+
+  // A container topologyd holds (a restart, a retried create) is pinned where it is.
+  if (std::optional<Placement> held = cache_->Find(sandbox.pod_uid, name)) {
+    plan.placement = std::move(held);
+    return plan;
+  }
+  absl::StatusOr<pod::Pod> spec = SpecFor(sandbox, name, plan.estimate);
+  if (!spec.ok()) {
+    plan.status = spec.status();
+    return plan;
+  }
+  absl::StatusOr<pod::Pod> request = PodToAdmit(*spec, cache_->HeldContainers(sandbox.pod_uid), name);
+  if (!request.ok()) {
+    // An ephemeral (debug) container is not in the pod spec: nothing to place.
+    spdlog::info("{}; creating it unchanged", request.status().message());
+    return plan;
+  }
+  absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(*request, deadline);
+  if (!reply.ok()) {
+    if (NeedsPlacement(*spec, name) || config_.failure_policy == FailurePolicy::kFail) {
+      plan.status = absl::UnavailableError(fmt::format(
+          "topologyd-shim: container {} of pod {}/{} is not created until topologyd places it: "
+          "{}",
+          name, sandbox.namespace_name, sandbox.pod_name, reply.status().message()));
+    } else {
+      spdlog::warn("container {} of pod {}/{} created unpinned (failurePolicy Ignore): {}", name,
+                   sandbox.namespace_name, sandbox.pod_name, reply.status().message());
+    }
+    return plan;
+  }
+  if (!reply->admitted()) {
+    plan.status = RefusalStatus(reply->reason(), reply->message());
+    return plan;
+  }
+  cache_->PutPod(sandbox.pod_uid, *reply);
+  for (const v1::ContainerAllocation& c : reply->containers()) {
+    if (c.name() == name) plan.placement = PlacementOf(c);
+  }
+  return plan;
+}
+
+Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Deadline> deadline) {
+  cri::RunPodSandboxRequest run;
+  if (!run.ParseFromString(request)) return Refuse(Undecodable("RunPodSandbox"));
+  const SandboxRecord sandbox = SandboxFromConfig("", run.config());
+  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
+  if (!full.ok()) return Refuse(full.status());
+  // Without the full spec the containers are learnt one CreateContainer at a time; with it
+  // the whole pod is decided now, as kubelet admits a pod before creating anything.
+  if (!*full || cache_->HoldsPod(sandbox.pod_uid)) return Forward{absl::OkStatus(), request};
+  absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(**full, deadline);
+  if (!reply.ok()) {
+    bool needs = false;
+    for (const pod::OrderedContainer& c : pod::StartOrder(**full)) {
+      needs = needs || NeedsPlacement(**full, c.spec->name);
+    }
+    if (needs || config_.failure_policy == FailurePolicy::kFail) {
+      return Refuse(absl::UnavailableError(
+          fmt::format("topologyd-shim: pod {}/{} is not started until topologyd admits it: {}",
+                      sandbox.namespace_name, sandbox.pod_name, reply.status().message())));
+    }
+    return Forward{absl::OkStatus(), request};
+  }
+  if (!reply->admitted()) return Refuse(RefusalStatus(reply->reason(), reply->message()));
+  cache_->PutPod(sandbox.pod_uid, *reply);
+  return Forward{absl::OkStatus(), request};
+}
+
+void CriHandlers::AfterRunPodSandbox(const std::string& request, const std::string& response) {
+  cri::RunPodSandboxRequest run;
+  cri::RunPodSandboxResponse reply;
+  if (!run.ParseFromString(request) || !reply.ParseFromString(response)) return;
+  absl::MutexLock lock(&mu_);
+  book_.PutSandbox(SandboxFromConfig(reply.pod_sandbox_id(), run.config()));
+}
+
+Forward CriHandlers::BeforeCreateContainer(std::string request,
+                                           std::optional<Deadline> deadline) {
+  cri::CreateContainerRequest create;
+  if (!create.ParseFromString(request)) return Refuse(Undecodable("CreateContainer"));
+  // The request repeats the sandbox's config, so a shim that never saw RunPodSandbox (it
+  // restarted since) has all it needs.
+  const SandboxRecord sandbox = SandboxFromConfig(create.pod_sandbox_id(), create.sandbox_config());
+  {
+    absl::MutexLock lock(&mu_);
+    if (book_.Sandbox(sandbox.id) == nullptr) book_.PutSandbox(sandbox);
+  }
+  const std::string& name = create.config().metadata().name();
+  Planned plan =
+      PlanContainer(sandbox, name, create.config().linux().resources(), deadline);
+  if (!plan.status.ok()) return Refuse(plan.status);
+  if (!plan.placement) return Forward{absl::OkStatus(), std::move(request)};
+  cri::LinuxContainerResources* resources =
+      create.mutable_config()->mutable_linux()->mutable_resources();
+  resources->set_cpuset_cpus(plan.placement->cpus);
+  if (!plan.placement->mems.empty()) resources->set_cpuset_mems(plan.placement->mems);
+  return Forward{absl::OkStatus(), create.SerializeAsString()};
+}
+
+void CriHandlers::AfterCreateContainer(const std::string& request, const std::string& response) {
+  cri::CreateContainerRequest create;
+  cri::CreateContainerResponse reply;
+  if (!create.ParseFromString(request) || !reply.ParseFromString(response)) return;
+  const SandboxRecord sandbox =
+      SandboxFromConfig(create.pod_sandbox_id(), create.sandbox_config());
+  ContainerRecord record;
+  record.id = reply.container_id();
+  record.sandbox_id = sandbox.id;
+  record.pod_uid = sandbox.pod_uid;
+  record.name = create.config().metadata().name();
+  record.attempt = create.config().metadata().attempt();
+  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
+  if (full.ok() && !*full) {
+    if (std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent)) {
+      record.estimate =
+          podspec::EstimateContainer(record.name,
+                                     ToCriResources(create.config().linux().resources()), *qos)
+              .container;
+    }
+  }
+  const cri::LinuxContainerResources& sent = create.config().linux().resources();
+  absl::MutexLock lock(&mu_);
+  if (!sent.cpuset_cpus().empty()) {
+    Placement given;
+    given.cpus = sent.cpuset_cpus();
+    given.mems = sent.cpuset_mems();
+    pushed_[record.id] = given;
+  }
+  book_.PutContainer(std::move(record));
+}
+
+void CriHandlers::AfterStartContainer(const std::string& request) {
+  cri::StartContainerRequest start;
+  if (!start.ParseFromString(request)) return;
+  std::optional<ContainerRecord> container;
+  {
+    absl::MutexLock lock(&mu_);
+    if (const ContainerRecord* c = book_.Container(start.container_id())) container = *c;
+  }
+  if (container) Bind(*container);
+}
+
+void CriHandlers::Bind(const ContainerRecord& container) {
+  std::string cgroup_parent;
+  {
+    absl::MutexLock lock(&mu_);
+    const SandboxRecord* sandbox = book_.Sandbox(container.sandbox_id);
+    if (sandbox == nullptr) return;
+    cgroup_parent = sandbox->cgroup_parent;
+  }
+  if (!cache_->Find(container.pod_uid, container.name)) return;  // not placed by topologyd
+  absl::StatusOr<std::string> cgroup =
+      ContainerCgroup(cgroup_parent, container.id, config_.cgroup_driver, config_.runtime);
+  if (!cgroup.ok()) {
+    spdlog::error("container {} ({}) of pod {} cannot be bound: {}", container.name, container.id,
+                  container.pod_uid, cgroup.status().message());
+    return;
+  }
+  absl::StatusOr<v1::AllocateResponse> bound =
+      topologyd_->Allocate(container.pod_uid, container.name, container.id, *cgroup);
+  if (!bound.ok()) {
+    spdlog::warn("container {} ({}) of pod {} is not bound yet, the next resync retries: {}",
+                 container.name, container.id, container.pod_uid, bound.status().message());
+    return;
+  }
+  spdlog::info("container {} ({}) of pod {} bound to cgroup {} on CPUs {}", container.name,
+               container.id, container.pod_uid, *cgroup, bound->container().cpus());
+}
+
+void CriHandlers::AfterRemoveContainer(const std::string& request) {
+  cri::RemoveContainerRequest remove;
+  if (!remove.ParseFromString(request)) return;
+  std::optional<ContainerRecord> container;
+  bool newer_instance = false;
+  {
+    absl::MutexLock lock(&mu_);
+    const ContainerRecord* c = book_.Container(remove.container_id());
+    if (c == nullptr) return;
+    container = *c;
+    for (const ContainerRecord* other : book_.ContainersOfPod(c->pod_uid)) {
+      newer_instance = newer_instance || (other->name == c->name && other->id != c->id &&
+                                          other->attempt > c->attempt);
+    }
+    book_.ForgetContainer(remove.container_id());
+    pushed_.erase(remove.container_id());
+  }
+  // kubelet's garbage collection removes old instances while a newer one runs or is about to
+  // start: only the instance topologyd has bound, with no newer one created, is released.
+  std::optional<Placement> held = cache_->Find(container->pod_uid, container->name);
+  if (newer_instance || !held || held->container_id != container->id) return;
+  absl::Status released =
+      topologyd_->Release(container->pod_uid, container->name, container->id);
+  if (released.ok() || released.code() == absl::StatusCode::kNotFound) {
+    cache_->EraseContainer(container->pod_uid, container->name);
+  } else {
+    spdlog::warn("container {} ({}) of pod {} was removed but not released: {}", container->name,
+                 container->id, container->pod_uid, released.message());
+  }
+}
+
+void CriHandlers::AfterPodSandboxEnds(const std::string& request, bool removed) {
+  // StopPodSandboxRequest and RemovePodSandboxRequest both carry pod_sandbox_id = 1.
+  cri::StopPodSandboxRequest stop;
+  if (!stop.ParseFromString(request)) return;
+  std::string pod_uid;
+  {
+    absl::MutexLock lock(&mu_);
+    const SandboxRecord* sandbox = book_.Sandbox(stop.pod_sandbox_id());
+    if (sandbox == nullptr) return;
+    pod_uid = sandbox->pod_uid;
+    // A late stop of an older sandbox must not release what the pod's new sandbox holds.
+    const bool newest = book_.SandboxOfPod(pod_uid)->id == sandbox->id;
+    if (removed) book_.ForgetSandbox(stop.pod_sandbox_id());
+    if (!newest) return;
+  }
+  if (cache_->HoldsPod(pod_uid)) ReleasePod(pod_uid, removed ? "sandbox removed" : "sandbox stopped");
+  if (removed) specs_->Forget(pod_uid);
+}
+
+void CriHandlers::ReleasePod(const std::string& pod_uid, std::string_view why) {
+  absl::Status released = topologyd_->Release(pod_uid, "", "");
+  if (released.ok() || released.code() == absl::StatusCode::kNotFound) {
+    cache_->ErasePod(pod_uid);
+    spdlog::info("pod {} released ({})", pod_uid, why);
+  } else {
+    spdlog::warn("pod {} not released ({}), the next resync retries: {}", pod_uid, why,
+                 released.message());
+  }
+}
+
+Forward CriHandlers::BeforeUpdateContainerResources(std::string request) {
+  cri::UpdateContainerResourcesRequest update;
+  if (!update.ParseFromString(request)) return Refuse(Undecodable("UpdateContainerResources"));
+  std::optional<ContainerRecord> container;
+  {
+    absl::MutexLock lock(&mu_);
+    if (const ContainerRecord* c = book_.Container(update.container_id())) container = *c;
+  }
+  if (!container) return Forward{absl::OkStatus(), std::move(request)};
+  std::optional<Placement> placement = cache_->Find(container->pod_uid, container->name);
+  if (!placement) return Forward{absl::OkStatus(), std::move(request)};
+  cri::LinuxContainerResources* linux = update.mutable_linux();
+  if (!linux->cpuset_cpus().empty() && linux->cpuset_cpus() != placement->cpus) {
+    absl::MutexLock lock(&mu_);
+    if (!warned_kubelet_cpuset_) {
+      warned_kubelet_cpuset_ = true;
+      spdlog::warn("kubelet sent cpuset {} for container {}; topologyd's {} is kept. Set "
+                   "kubelet's cpuManagerPolicy, memoryManagerPolicy and topologyManagerPolicy "
+                   "to none (docs/shim.md)",
+                   linux->cpuset_cpus(), container->id, placement->cpus);
+    }
+  }
+  linux->set_cpuset_cpus(placement->cpus);
+  if (!placement->mems.empty()) linux->set_cpuset_mems(placement->mems);
+  {
+    absl::MutexLock lock(&mu_);
+    pushed_[container->id] = *placement;
+  }
+  return Forward{absl::OkStatus(), update.SerializeAsString()};
+}
+
+bool CriHandlers::PushPlacement(const std::string& container_id, const Placement& placement) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + config_.topologyd_timeout);
+  cri::UpdateContainerResourcesRequest update;
+  update.set_container_id(container_id);
+  update.mutable_linux()->set_cpuset_cpus(placement.cpus);
+  if (!placement.mems.empty()) update.mutable_linux()->set_cpuset_mems(placement.mems);
+  cri::UpdateContainerResourcesResponse reply;
+  grpc::Status status = runtime_->UpdateContainerResources(&context, update, &reply);
+  if (!status.ok()) {
+    spdlog::warn("the runtime did not take cpuset {} for container {}: {}", placement.cpus,
+                 container_id, status.error_message());
+    return false;
+  }
+  spdlog::info("container {} now on CPUs {}", container_id, placement.cpus);
+  return true;
+}
+
+void CriHandlers::PushPlacements() {
+  std::vector<std::pair<std::string, Placement>> due;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& [id, placement] : cache_->Bound()) {
+      auto pushed = pushed_.find(id);
+      if (pushed == pushed_.end() || pushed->second.cpus != placement.cpus ||
+          pushed->second.mems != placement.mems) {
+        due.emplace_back(id, std::move(placement));
+      }
+    }
+  }
+  for (const auto& [id, placement] : due) {
+    const bool taken = PushPlacement(id, placement);
+    absl::MutexLock lock(&mu_);
+    // A container the runtime no longer has is not tried again; topologyd releases it once
+    // its cgroup has stayed gone.
+    if (taken || !book_.Container(id)) pushed_[id] = placement;
+  }
+}
+
+absl::Status CriHandlers::Resync() {
+  auto deadline = [&] { return std::chrono::system_clock::now() + config_.topologyd_timeout; };
+  // 1. The runtime's sandboxes; their cgroup parent is only in the verbose status.
+  cri::ListPodSandboxResponse sandboxes;
+  {
+    grpc::ClientContext context;
+    context.set_deadline(deadline());
+    grpc::Status status =
+        runtime_->ListPodSandbox(&context, cri::ListPodSandboxRequest(), &sandboxes);
+    if (!status.ok()) {
+      return absl::UnavailableError(
+          fmt::format("the runtime did not list its sandboxes: {}", status.error_message()));
+    }
+  }
+  std::set<std::string> live_pods;
+  for (const cri::PodSandbox& s : sandboxes.items()) {
+    if (s.state() == cri::SANDBOX_READY) live_pods.insert(s.metadata().uid());
+    {
+      absl::MutexLock lock(&mu_);
+      if (book_.Sandbox(s.id()) != nullptr) continue;
+    }
+    grpc::ClientContext context;
+    context.set_deadline(deadline());
+    cri::PodSandboxStatusRequest request;
+    request.set_pod_sandbox_id(s.id());
+    request.set_verbose(true);
+    cri::PodSandboxStatusResponse status;
+    if (!runtime_->PodSandboxStatus(&context, request, &status).ok()) continue;
+    SandboxRecord record;
+    record.id = s.id();
+    record.pod_uid = s.metadata().uid();
+    record.namespace_name = s.metadata().namespace_();
+    record.pod_name = s.metadata().name();
+    record.annotations.insert(s.annotations().begin(), s.annotations().end());
+    record.attempt = s.metadata().attempt();
+    if (auto info = status.info().find("info"); info != status.info().end()) {
+      nlohmann::json json = nlohmann::json::parse(info->second, nullptr, /*allow_exceptions=*/false);
+      const nlohmann::json* parent = JsonPath(json, {"config", "linux", "cgroup_parent"});
+      if (parent != nullptr && parent->is_string()) record.cgroup_parent = parent->get<std::string>();
+    }
+    absl::MutexLock lock(&mu_);
+    book_.PutSandbox(std::move(record));
+  }
+
+  // 2. The runtime's containers, with what the runtime stored of their resources.
+  cri::ListContainersResponse containers;
+  {
+    grpc::ClientContext context;
+    context.set_deadline(deadline());
+    grpc::Status status =
+        runtime_->ListContainers(&context, cri::ListContainersRequest(), &containers);
+    if (!status.ok()) {
+      return absl::UnavailableError(
+          fmt::format("the runtime did not list its containers: {}", status.error_message()));
+    }
+  }
+  struct Running {
+    ContainerRecord record;
+    cri::LinuxContainerResources resources;
+  };
+  std::vector<Running> running;
+  std::set<std::string> listed;
+  for (const cri::Container& c : containers.containers()) {
+    listed.insert(c.id());
+    ContainerRecord record;
+    record.id = c.id();
+    record.sandbox_id = c.pod_sandbox_id();
+    record.name = c.metadata().name();
+    record.attempt = c.metadata().attempt();
+    std::optional<SandboxRecord> sandbox;
+    {
+      absl::MutexLock lock(&mu_);
+      if (const SandboxRecord* s = book_.Sandbox(c.pod_sandbox_id())) sandbox = *s;
+      if (const ContainerRecord* known = book_.Container(c.id())) record = *known;
+    }
+    if (!sandbox) continue;
+    record.pod_uid = sandbox->pod_uid;
+    if (c.state() != cri::CONTAINER_RUNNING && c.state() != cri::CONTAINER_CREATED) continue;
+    grpc::ClientContext context;
+    context.set_deadline(deadline());
+    cri::ContainerStatusRequest request;
+    request.set_container_id(c.id());
+    cri::ContainerStatusResponse status;
+    if (!runtime_->ContainerStatus(&context, request, &status).ok()) continue;
+    const cri::LinuxContainerResources& stored = status.status().resources().linux();
+    if (!record.estimate) {
+      if (std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox->cgroup_parent)) {
+        record.estimate =
+            podspec::EstimateContainer(record.name, ToCriResources(stored), *qos).container;
+      }
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      book_.PutContainer(record);
+      if (!pushed_.contains(record.id) && !stored.cpuset_cpus().empty()) {
+        Placement given;
+        given.cpus = stored.cpuset_cpus();
+        given.mems = stored.cpuset_mems();
+        pushed_[record.id] = given;
+      }
+    }
+    if (c.state() == cri::CONTAINER_RUNNING) running.push_back({record, stored});
+  }
+  {
+    // Containers the runtime no longer has.
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> gone;
+    for (const auto& [id, placement] : pushed_) {
+      if (!listed.contains(id)) gone.push_back(id);
+    }
+    for (const std::string& id : gone) {
+      pushed_.erase(id);
+      book_.ForgetContainer(id);
+    }
+  }
+
+  // 3. What topologyd holds; bind running containers to it, adopt the ones it does not hold.
+  absl::StatusOr<v1::ListAllocationsResponse> held = topologyd_->ListAllocations();
+  if (!held.ok()) return held.status();
+  cache_->Replace(*held);
+  for (const Running& r : running) {
+    std::optional<Placement> placement = cache_->Find(r.record.pod_uid, r.record.name);
+    if (placement) {
+      if (placement->container_id != r.record.id) Bind(r.record);
+      continue;
+    }
+    std::optional<SandboxRecord> sandbox;
+    {
+      absl::MutexLock lock(&mu_);
+      if (const SandboxRecord* s = book_.Sandbox(r.record.sandbox_id)) sandbox = *s;
+    }
+    if (!sandbox || !live_pods.contains(sandbox->pod_uid)) continue;
+    Planned plan = PlanContainer(*sandbox, r.record.name, r.resources, std::nullopt);
+    if (!plan.status.ok()) {
+      spdlog::warn("running container {} ({}) of pod {}/{} is not held by topologyd and was not "
+                   "adopted: {}",
+                   r.record.name, r.record.id, sandbox->namespace_name, sandbox->pod_name,
+                   plan.status.message());
+      continue;
+    }
+    if (!plan.placement) continue;
+    spdlog::info("adopting running container {} ({}) of pod {}/{} on CPUs {}", r.record.name,
+                 r.record.id, sandbox->namespace_name, sandbox->pod_name, plan.placement->cpus);
+    if (PushPlacement(r.record.id, *plan.placement)) {
+      absl::MutexLock lock(&mu_);
+      pushed_[r.record.id] = *plan.placement;
+    }
+    Bind(r.record);
+  }
+
+  // 4. Pods topologyd holds that have no live sandbox, seen so at two resyncs in a row (a pod
+  // admitted at RunPodSandbox has no sandbox until the runtime answers).
+  if (config_.resync.release_orphans) {
+    std::vector<std::string> orphans;
+    {
+      absl::MutexLock lock(&mu_);
+      std::map<std::string, int> sightings;
+      for (const v1::PodAllocation& pod : held->pods()) {
+        if (live_pods.contains(pod.uid())) continue;
+        const int seen = orphan_sightings_[pod.uid()] + 1;
+        if (seen >= 2) {
+          orphans.push_back(pod.uid());
+        } else {
+          sightings[pod.uid()] = seen;
+        }
+      }
+      orphan_sightings_ = std::move(sightings);
+    }
+    for (const std::string& uid : orphans) ReleasePod(uid, "no sandbox in the runtime");
+  }
+  PushPlacements();
+  return absl::OkStatus();
+}
+
+}  // namespace topologyd::shim

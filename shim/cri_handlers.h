@@ -1,0 +1,121 @@
+// CriHandlers: what the shim does around the CRI calls it intercepts (docs/shim.md has the
+// table). Each handler runs on one of the shim's worker threads, never on a gRPC thread, and
+// may call topologyd and the runtime synchronously.
+//
+//   RunPodSandbox            with a full spec: admit the whole pod before the sandbox exists
+//   CreateContainer          place the container (admitting it if topologyd does not hold it)
+//                            and put its CPUs and memory nodes into the forwarded request
+//   StartContainer           bind the new container id and cgroup in topologyd
+//   RemoveContainer          release the container if this instance is the bound one
+//   StopPodSandbox /
+//   RemovePodSandbox         release the pod (its newest sandbox only)
+//   UpdateContainerResources keep the cpuset topologyd decided in what reaches the runtime
+//
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+
+#include "cri/v1/runtime.grpc.pb.h"
+#include "lib/shim/pod_book.h"
+#include "shim/allocation_cache.h"
+#include "shim/pod_spec_resolver.h"
+#include "shim/shim_config.h"
+#include "shim/topologyd_client.h"
+
+namespace topologyd::shim {
+
+inline constexpr std::string_view kRuntimeService = "/runtime.v1.RuntimeService/";
+
+// The request to forward, or the status to answer kubelet with instead.
+struct Forward {
+  absl::Status status;
+  std::string request;
+};
+
+// What kubelet gets back.
+struct Answer {
+  absl::Status status;
+  std::string response;
+};
+
+class CriHandlers {
+ public:
+  using Deadline = std::chrono::system_clock::time_point;
+
+  CriHandlers(const ShimConfig& config, TopologydClient* topologyd, PodSpecResolver* specs,
+              AllocationCache* cache, runtime::v1::RuntimeService::StubInterface* runtime);
+
+  static bool Intercepts(std::string_view method);
+
+  Forward Before(std::string_view method, std::string request, std::optional<Deadline> deadline);
+  Answer After(std::string_view method, const std::string& forwarded_request,
+               absl::Status status, std::string response);
+
+  // The runtime's view, after a shim restart and periodically: sandboxes and containers into
+  // the book; running containers bound in topologyd; pods topologyd holds without a sandbox
+  // (twice in a row) released; running containers topologyd does not hold (created while it
+  // was unreachable under failurePolicy Ignore) admitted and pinned.
+  absl::Status Resync();
+
+  // Pushes every bound container's placement to the runtime when it differs from what the
+  // runtime was last given (the shared pool changed): containerd re-applies its stored
+  // cpuset on every update, so a cgroup write by topologyd alone would not last.
+  void PushPlacements();
+
+ private:
+  // A container about to be created: its pod spec (full or estimated) and its placement.
+  struct Planned {
+    absl::Status status;                      // not OK: answer kubelet with it
+    std::optional<Placement> placement;       // nullopt: forward unchanged
+    std::optional<pod::Container> estimate;   // when the pod is estimated
+  };
+  Planned PlanContainer(const SandboxRecord& sandbox, const std::string& name,
+                        const runtime::v1::LinuxContainerResources& resources,
+                        std::optional<Deadline> deadline);
+  // The pod's spec to admit from: full, or the book's estimates with `estimate` for `name`.
+  absl::StatusOr<pod::Pod> SpecFor(const SandboxRecord& sandbox, const std::string& name,
+                                   const std::optional<pod::Container>& estimate);
+
+  Forward BeforeRunPodSandbox(std::string request, std::optional<Deadline> deadline);
+  Forward BeforeCreateContainer(std::string request, std::optional<Deadline> deadline);
+  Forward BeforeUpdateContainerResources(std::string request);
+  void AfterRunPodSandbox(const std::string& request, const std::string& response);
+  void AfterCreateContainer(const std::string& request, const std::string& response);
+  void AfterStartContainer(const std::string& request);
+  void AfterRemoveContainer(const std::string& request);
+  void AfterPodSandboxEnds(const std::string& request, bool removed);
+
+  // Binds the container in topologyd; logs (and leaves to the next resync) what fails.
+  void Bind(const ContainerRecord& container);
+  void ReleasePod(const std::string& pod_uid, std::string_view why);
+  // Sends the runtime the container's placement; true when it took it.
+  bool PushPlacement(const std::string& container_id, const Placement& placement);
+  SandboxRecord SandboxFromConfig(const std::string& sandbox_id,
+                                  const runtime::v1::PodSandboxConfig& config) const;
+
+  const ShimConfig config_;
+  TopologydClient* const topologyd_;
+  PodSpecResolver* const specs_;
+  AllocationCache* const cache_;
+  runtime::v1::RuntimeService::StubInterface* const runtime_;
+
+  absl::Mutex mu_;
+  PodBook book_ ABSL_GUARDED_BY(mu_);
+  // Per container id: the placement the runtime was last given.
+  std::map<std::string, Placement> pushed_ ABSL_GUARDED_BY(mu_);
+  // Pods found without a sandbox at the last resync.
+  std::map<std::string, int> orphan_sightings_ ABSL_GUARDED_BY(mu_);
+  bool warned_kubelet_cpuset_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace topologyd::shim

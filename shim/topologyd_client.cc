@@ -1,0 +1,92 @@
+#include "shim/topologyd_client.h"
+
+#include "fmt/format.h"
+
+#include "lib/rpc/pod_proto.h"
+
+namespace topologyd::shim {
+
+TopologydClient::TopologydClient(std::string socket_path, std::chrono::milliseconds timeout)
+    : socket_path_(std::move(socket_path)), timeout_(timeout) {
+  grpc::ChannelArguments args;
+  // The daemon restarts in a second or two; the default back-off would keep the shim away
+  // for longer than that after the first failed attempt.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  channel_ = grpc::CreateCustomChannel("unix://" + socket_path_,
+                                       grpc::InsecureChannelCredentials(), args);
+  stub_ = v1::Topologyd::NewStub(channel_);
+}
+
+void TopologydClient::Prepare(grpc::ClientContext* context,
+                              std::optional<Deadline> deadline) const {
+  Deadline own = std::chrono::system_clock::now() + timeout_;
+  context->set_deadline(deadline && *deadline < own ? *deadline : own);
+}
+
+absl::Status TopologydClient::Failure(const grpc::Status& status, std::string_view call) const {
+  return absl::Status(
+      static_cast<absl::StatusCode>(status.error_code()),
+      fmt::format("topologyd at {} did not answer {}: {}", socket_path_, call,
+                  status.error_message().empty() ? "no reason given" : status.error_message()));
+}
+
+absl::StatusOr<v1::AdmitResponse> TopologydClient::Admit(const pod::Pod& pod,
+                                                         std::optional<Deadline> deadline) {
+  grpc::ClientContext context;
+  Prepare(&context, deadline);
+  v1::AdmitRequest request;
+  rpc::PodToProto(pod, request.mutable_pod());
+  v1::AdmitResponse response;
+  grpc::Status status = stub_->Admit(&context, request, &response);
+  if (!status.ok()) return Failure(status, "Admit");
+  return response;
+}
+
+absl::StatusOr<v1::AllocateResponse> TopologydClient::Allocate(const std::string& pod_uid,
+                                                               const std::string& container,
+                                                               const std::string& container_id,
+                                                               const std::string& cgroup) {
+  grpc::ClientContext context;
+  Prepare(&context, std::nullopt);
+  v1::AllocateRequest request;
+  request.set_pod_uid(pod_uid);
+  request.set_container_name(container);
+  request.set_container_id(container_id);
+  request.set_cgroup(cgroup);
+  v1::AllocateResponse response;
+  grpc::Status status = stub_->Allocate(&context, request, &response);
+  if (!status.ok()) return Failure(status, "Allocate");
+  return response;
+}
+
+absl::Status TopologydClient::Release(const std::string& pod_uid, const std::string& container,
+                                      const std::string& container_id) {
+  grpc::ClientContext context;
+  Prepare(&context, std::nullopt);
+  v1::ReleaseRequest request;
+  request.set_pod_uid(pod_uid);
+  request.set_container_name(container);
+  request.set_container_id(container_id);
+  v1::ReleaseResponse response;
+  grpc::Status status = stub_->Release(&context, request, &response);
+  if (!status.ok()) return Failure(status, "Release");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::ListAllocationsResponse> TopologydClient::ListAllocations() {
+  grpc::ClientContext context;
+  Prepare(&context, std::nullopt);
+  v1::ListAllocationsResponse response;
+  grpc::Status status = stub_->ListAllocations(&context, v1::ListAllocationsRequest(), &response);
+  if (!status.ok()) return Failure(status, "ListAllocations");
+  return response;
+}
+
+std::unique_ptr<grpc::ClientReader<v1::ListAllocationsResponse>>
+TopologydClient::WatchAllocations(grpc::ClientContext* context) {
+  return stub_->WatchAllocations(context, v1::WatchAllocationsRequest());
+}
+
+}  // namespace topologyd::shim
