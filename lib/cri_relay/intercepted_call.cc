@@ -1,0 +1,270 @@
+#include "lib/cri_relay/intercepted_call.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "fmt/format.h"
+
+#include "lib/cri_relay/call_support.h"
+
+namespace topologyd::cri_relay {
+namespace {
+
+// The call goes through these phases in order; a cancelled caller is answered at once in
+// every phase but kForwarding, where cancelling the runtime call brings its status back.
+enum class Phase {
+  kReadingRequest,
+  kBeforeForward,  // the interceptor holds the request
+  kForwarding,     // the runtime holds it
+  kAfterForward,   // the interceptor holds the answer
+  kFinished,       // the caller has its status
+};
+
+// gRPC never runs a reaction inside a Start* or Finish call, so those are made with `mu_`
+// held; that is what makes an answer arriving from the interceptor's thread and a
+// cancellation arriving from gRPC's agree on which one finishes the caller.
+class InterceptedCall {
+ public:
+  InterceptedCall(grpc::GenericCallbackServerContext* caller_context, grpc::GenericStub& stub,
+                  Interceptor& interceptor, InterceptorGate& gate)
+      : caller_context_(caller_context),
+        runtime_context_(grpc::ClientContext::FromCallbackServerContext(*caller_context)),
+        stub_(stub),
+        interceptor_(interceptor),
+        gate_(gate),
+        info_{.method = caller_context->method(), .deadline = caller_context->deadline()},
+        caller_(this),
+        runtime_(this) {
+    CopyCallerMetadata(*caller_context, *runtime_context_);
+    absl::MutexLock lock(&mu_);
+    caller_.StartRead(&request_buffer_);
+  }
+
+  grpc::ServerGenericBidiReactor* caller_reactor() { return &caller_; }
+
+ private:
+  class CallerSide final : public grpc::ServerGenericBidiReactor {
+   public:
+    explicit CallerSide(InterceptedCall* call) : call_(call) {}
+    void OnReadDone(bool ok) override { call_->OnCallerReadDone(ok); }
+    void OnCancel() override { call_->OnCallerCancel(); }
+    void OnDone() override { call_->Unref(); }
+
+   private:
+    InterceptedCall* const call_;
+  };
+
+  class RuntimeSide final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+   public:
+    explicit RuntimeSide(InterceptedCall* call) : call_(call) {}
+    void OnReadDone(bool ok) override { call_->OnRuntimeReadDone(ok); }
+    void OnDone(const grpc::Status& status) override { call_->OnRuntimeDone(status); }
+
+   private:
+    InterceptedCall* const call_;
+  };
+
+  // The `done` handed to the interceptor: one answer, from any thread; dropped unanswered, it
+  // answers INTERNAL so that the caller is not left waiting. It holds a reference.
+  class Answer {
+   public:
+    using Handler = void (InterceptedCall::*)(grpc::Status, std::string);
+    Answer(InterceptedCall* call, Handler handler) : call_(call), handler_(handler) {
+      call_->refs_.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~Answer() {
+      if (!answered_.load()) {
+        (call_->*handler_)(grpc::Status(grpc::StatusCode::INTERNAL,
+                                        "the CRI relay's interceptor dropped the call unanswered"),
+                           {});
+      }
+      call_->Unref();
+    }
+    void operator()(grpc::Status status, std::string bytes) {
+      if (answered_.exchange(true)) return;
+      (call_->*handler_)(std::move(status), std::move(bytes));
+    }
+
+   private:
+    InterceptedCall* const call_;
+    const Handler handler_;
+    std::atomic<bool> answered_{false};
+  };
+
+  InterceptDone MakeDone(Answer::Handler handler) {
+    auto answer = std::make_shared<Answer>(this, handler);
+    return [answer](grpc::Status status, std::string bytes) {
+      (*answer)(std::move(status), std::move(bytes));
+    };
+  }
+
+  void OnCallerReadDone(bool ok) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (phase_ != Phase::kReadingRequest) return;
+      if (ok) {
+        if (++requests_read_ == 1) {
+          request_ = ToBytes(request_buffer_);
+          caller_.StartRead(&request_buffer_);  // for the half-close that ends a unary request
+        } else {
+          FinishCaller(grpc::Status(
+              grpc::StatusCode::INTERNAL,
+              fmt::format("{} is intercepted as a unary method but the caller sent more than "
+                          "one request message",
+                          info_.method)));
+        }
+        return;
+      }
+      if (requests_read_ == 0) {
+        FinishCaller(grpc::Status(
+            grpc::StatusCode::INTERNAL,
+            fmt::format("{} is intercepted as a unary method but the caller sent no request "
+                        "message",
+                        info_.method)));
+        return;
+      }
+      phase_ = Phase::kBeforeForward;
+    }
+    InterceptorGateScope scope(gate_);
+    if (!scope.open()) {
+      Forward(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
+      return;
+    }
+    interceptor_.BeforeForward(info_, std::move(request_), MakeDone(&InterceptedCall::Forward));
+  }
+
+  // The interceptor's answer to BeforeForward.
+  void Forward(grpc::Status status, std::string bytes) {
+    absl::MutexLock lock(&mu_);
+    if (phase_ != Phase::kBeforeForward) return;  // the caller went away meanwhile
+    if (!status.ok()) {
+      FinishCaller(status);
+      return;
+    }
+    phase_ = Phase::kForwarding;
+    forwarded_request_ = std::move(bytes);
+    request_buffer_ = ToByteBuffer(forwarded_request_);
+    refs_.fetch_add(1, std::memory_order_relaxed);  // for the runtime side's OnDone
+    stub_.PrepareBidiStreamingCall(runtime_context_.get(), info_.method, grpc::StubOptions(),
+                                   &runtime_);
+    runtime_.StartWriteLast(&request_buffer_, grpc::WriteOptions());
+    runtime_.StartRead(&response_buffer_);
+    runtime_.StartCall();
+  }
+
+  void OnRuntimeReadDone(bool ok) {
+    if (!ok) return;
+    if (++responses_read_ == 1) response_ = ToBytes(response_buffer_);
+    runtime_.StartRead(&response_buffer_);
+  }
+
+  void OnRuntimeDone(grpc::Status status) {
+    bool ask_interceptor = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (status.ok() && responses_read_ != 1) {
+        status = grpc::Status(
+            grpc::StatusCode::INTERNAL,
+            fmt::format("{} is intercepted as a unary method but the runtime answered {} "
+                        "messages",
+                        info_.method, responses_read_));
+      }
+      if (caller_cancelled_) {
+        FinishCaller(status);
+      } else {
+        phase_ = Phase::kAfterForward;
+        ask_interceptor = true;
+      }
+    }
+    if (ask_interceptor) {
+      InterceptorGateScope scope(gate_);
+      if (scope.open()) {
+        std::string response = status.ok() ? std::move(response_) : std::string();
+        interceptor_.AfterForward(info_, forwarded_request_, std::move(status), std::move(response),
+                                  MakeDone(&InterceptedCall::Reply));
+      } else {
+        Reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
+      }
+    }
+    Unref();
+  }
+
+  // The interceptor's answer to AfterForward.
+  void Reply(grpc::Status status, std::string bytes) {
+    absl::MutexLock lock(&mu_);
+    if (phase_ != Phase::kAfterForward) return;  // the caller went away meanwhile
+    if (!status.ok()) {
+      FinishCaller(status);
+      return;
+    }
+    phase_ = Phase::kFinished;
+    CopyRuntimeMetadata();
+    response_buffer_ = ToByteBuffer(bytes);
+    caller_.StartWriteAndFinish(&response_buffer_, grpc::WriteOptions(), grpc::Status::OK);
+  }
+
+  void OnCallerCancel() {
+    absl::MutexLock lock(&mu_);
+    caller_cancelled_ = true;
+    if (phase_ == Phase::kForwarding) {
+      runtime_context_->TryCancel();  // OnRuntimeDone then finishes the caller
+    } else if (phase_ != Phase::kFinished) {
+      FinishCaller(grpc::Status(grpc::StatusCode::CANCELLED, "the caller cancelled the call"));
+    }
+  }
+
+  void FinishCaller(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (phase_ == Phase::kFinished) return;
+    if (phase_ == Phase::kForwarding || phase_ == Phase::kAfterForward) CopyRuntimeMetadata();
+    phase_ = Phase::kFinished;
+    caller_.Finish(status);
+  }
+
+  // Only once the runtime call is done: its metadata is complete then.
+  void CopyRuntimeMetadata() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    CopyRuntimeInitialMetadata(*runtime_context_, *caller_context_);
+    CopyRuntimeTrailingMetadata(*runtime_context_, *caller_context_);
+  }
+
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+  grpc::GenericCallbackServerContext* const caller_context_;
+  const std::unique_ptr<grpc::ClientContext> runtime_context_;
+  grpc::GenericStub& stub_;
+  Interceptor& interceptor_;
+  InterceptorGate& gate_;
+  const CallInfo info_;
+  CallerSide caller_;
+  RuntimeSide runtime_;
+  // One reference for the caller side's OnDone; the runtime side and every `done` handed to
+  // the interceptor add theirs.
+  std::atomic<int> refs_{1};
+
+  absl::Mutex mu_;
+  Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kReadingRequest;
+  bool caller_cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  int requests_read_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string request_;               // as the caller sent it
+  std::string forwarded_request_;     // as the interceptor sent it on
+  grpc::ByteBuffer request_buffer_;   // the read from the caller, then the write on
+  grpc::ByteBuffer response_buffer_;  // the read from the runtime, then the reply
+  int responses_read_ = 0;            // runtime reactions only, one at a time
+  std::string response_;
+};
+
+}  // namespace
+
+grpc::ServerGenericBidiReactor* StartInterceptedCall(grpc::GenericCallbackServerContext* caller,
+                                                     grpc::GenericStub& stub,
+                                                     Interceptor& interceptor,
+                                                     InterceptorGate& gate) {
+  return (new InterceptedCall(caller, stub, interceptor, gate))->caller_reactor();
+}
+
+}  // namespace topologyd::cri_relay

@@ -1,0 +1,251 @@
+// The interceptor's view of the unary calls it claims: it can rewrite the request and the
+// answer, refuse a call, see the runtime's errors; it answers from its own thread; and while
+// it holds a call, other calls go on.
+#include "lib/cri_relay/interceptor.h"
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "lib/cri_relay/relay.h"
+#include "tests/unit/cri_relay/fake_runtime.h"
+#include "tests/unit/cri_relay/temp_dir.h"
+#include "tests/unit/cri_relay/test_client.h"
+
+namespace topologyd::cri_relay::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+// Intercepts Echo and Fail. Each hook runs on the interceptor's own worker thread, as the
+// shim's will, and decides what `done` gets.
+class TestInterceptor final : public Interceptor {
+ public:
+  using Before = std::function<void(std::string request, InterceptDone done)>;
+  using After = std::function<void(const std::string& forwarded, grpc::Status status,
+                                   std::string response, InterceptDone done)>;
+
+  TestInterceptor() : worker_([this] { Work(); }) {}
+  ~TestInterceptor() override {
+    Post(nullptr);
+    worker_.join();
+  }
+
+  Before before = [](std::string request, InterceptDone done) {
+    done(grpc::Status::OK, std::move(request));
+  };
+  After after = [](const std::string&, grpc::Status status, std::string response,
+                   InterceptDone done) { done(std::move(status), std::move(response)); };
+
+  bool Intercepts(std::string_view method) const override {
+    return method == kEcho || method == kFail;
+  }
+  void BeforeForward(const CallInfo& call, std::string request, InterceptDone done) override {
+    EXPECT_TRUE(call.method == kEcho || call.method == kFail) << call.method;
+    Post([this, request = std::move(request), done = std::move(done)]() mutable {
+      before(std::move(request), std::move(done));
+    });
+  }
+  void AfterForward(const CallInfo&, const std::string& forwarded, grpc::Status status,
+                    std::string response, InterceptDone done) override {
+    Post([this, forwarded, status = std::move(status), response = std::move(response),
+          done = std::move(done)]() mutable {
+      after(forwarded, std::move(status), std::move(response), std::move(done));
+    });
+  }
+
+ private:
+  void Post(std::function<void()> work) {
+    absl::MutexLock lock(&mu_);
+    queue_.push_back(std::move(work));
+  }
+  void Work() {
+    while (true) {
+      std::function<void()> work;
+      {
+        absl::MutexLock lock(&mu_);
+        mu_.Await(absl::Condition(
+            +[](std::deque<std::function<void()>>* q) { return !q->empty(); }, &queue_));
+        work = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (!work) return;
+      work();
+    }
+  }
+
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> queue_;
+  std::thread worker_;
+};
+
+class InterceptorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    runtime_ = std::make_unique<FakeRuntime>(dir_.File("runtime.sock"));
+    absl::StatusOr<std::unique_ptr<Relay>> relay =
+        Relay::Start({.listen_path = dir_.File("relay.sock"),
+                      .upstream_target = "unix:" + dir_.File("runtime.sock")},
+                     &interceptor_);
+    ASSERT_TRUE(relay.ok()) << relay.status();
+    relay_ = *std::move(relay);
+    relayed_ = ChannelTo(dir_.File("relay.sock"));
+  }
+
+  TempDir dir_;
+  TestInterceptor interceptor_;  // outlives the relay
+  std::unique_ptr<FakeRuntime> runtime_;
+  std::unique_ptr<Relay> relay_;
+  std::shared_ptr<grpc::Channel> relayed_;
+};
+
+TEST_F(InterceptorTest, UntouchedInterceptedCallIsRelayedUnchanged) {
+  const CallResult result = Call(relayed_, kEcho, {"plain"});
+  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+  EXPECT_THAT(result.responses, ElementsAre("echo:plain"));
+  EXPECT_THAT(result.initial_metadata, ElementsAre(Pair("x-initial", "hello")));
+  EXPECT_THAT(result.trailing_metadata, ElementsAre(Pair("x-trailer", "bye")));
+}
+
+TEST_F(InterceptorTest, RewritesTheRequestTheRuntimeGetsAndTheAnswerTheCallerGets) {
+  std::string forwarded_seen;
+  std::string response_seen;
+  interceptor_.before = [](std::string request, InterceptDone done) {
+    done(grpc::Status::OK, "edited-" + request);
+  };
+  interceptor_.after = [&](const std::string& forwarded, grpc::Status status, std::string response,
+                           InterceptDone done) {
+    forwarded_seen = forwarded;
+    response_seen = response;
+    done(status, response + "-after");
+  };
+  const CallResult result = Call(relayed_, kEcho, {"hello"});
+  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+  EXPECT_THAT(result.responses, ElementsAre("echo:edited-hello-after"));
+  EXPECT_EQ(forwarded_seen, "edited-hello");
+  EXPECT_EQ(response_seen, "echo:edited-hello");
+}
+
+TEST_F(InterceptorTest, RefusalAnswersTheCallerAndNeverReachesTheRuntime) {
+  interceptor_.before = [](std::string, InterceptDone done) {
+    done(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "not on this node"), {});
+  };
+  const CallResult result = Call(relayed_, kEcho, {"hello"});
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(result.status.error_message(), "not on this node");
+  EXPECT_TRUE(result.responses.empty());
+  EXPECT_EQ(runtime_->calls(kEcho), 0);
+}
+
+TEST_F(InterceptorTest, SeesTheRuntimesErrorWhichReachesTheCallerWhole) {
+  grpc::Status seen;
+  interceptor_.after = [&](const std::string&, grpc::Status status, std::string response,
+                           InterceptDone done) {
+    seen = status;
+    done(std::move(status), std::move(response));
+  };
+  const CallResult result = Call(relayed_, kFail, {"x"});
+  EXPECT_EQ(seen.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(seen.error_details(), kFailDetails);
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(result.status.error_message(), kFailMessage);
+  EXPECT_EQ(result.status.error_details(), kFailDetails);
+  EXPECT_THAT(result.trailing_metadata,
+              ElementsAre(Pair("x-blob-bin", kBlob), Pair("x-reason", "gone")));
+}
+
+TEST_F(InterceptorTest, CanTurnASuccessIntoAnError) {
+  interceptor_.after = [](const std::string&, grpc::Status, std::string, InterceptDone done) {
+    done(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "no CPUs left"), "ignored");
+  };
+  const CallResult result = Call(relayed_, kEcho, {"hello"});
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(result.responses.empty()) << "an error carries no message";
+  EXPECT_EQ(runtime_->calls(kEcho), 1);
+}
+
+TEST_F(InterceptorTest, PassThroughCallCompletesWhileAnInterceptedCallIsHeld) {
+  // The interceptor keeps the intercepted call's `done` until the pass-through call has
+  // completed: if pass-through calls waited on intercepted ones, this would never finish.
+  absl::Notification held;
+  InterceptDone held_done;
+  interceptor_.before = [&](std::string request, InterceptDone done) {
+    held_done = [done, request](grpc::Status status, std::string) { done(status, request); };
+    held.Notify();
+  };
+  AsyncCall intercepted(relayed_, kEcho, {"held"});
+  held.WaitForNotification();
+
+  const CallResult passed = Call(relayed_, kStream, {"3"});
+  ASSERT_TRUE(passed.status.ok()) << passed.status.error_message();
+  EXPECT_THAT(passed.responses, ElementsAre("item-0", "item-1", "item-2"));
+  EXPECT_EQ(runtime_->calls(kEcho), 0) << "the intercepted call is still held";
+
+  held_done(grpc::Status::OK, {});
+  const CallResult& released = intercepted.Wait();
+  ASSERT_TRUE(released.status.ok()) << released.status.error_message();
+  EXPECT_THAT(released.responses, ElementsAre("echo:held"));
+}
+
+TEST_F(InterceptorTest, CallerCancellingAHeldCallIsAnsweredAndTheLateAnswerIgnored) {
+  absl::Notification held;
+  InterceptDone held_done;
+  interceptor_.before = [&](std::string request, InterceptDone done) {
+    held_done = [done, request](grpc::Status status, std::string) { done(status, request); };
+    held.Notify();
+  };
+  AsyncCall intercepted(relayed_, kEcho, {"held"});
+  held.WaitForNotification();
+  intercepted.Cancel();
+  EXPECT_EQ(intercepted.Wait().status.error_code(), grpc::StatusCode::CANCELLED);
+
+  held_done(grpc::Status::OK, {});  // too late: nothing is forwarded
+  EXPECT_EQ(Call(relayed_, kStream, {"1"}).status.error_code(), grpc::StatusCode::OK);
+  EXPECT_EQ(runtime_->calls(kEcho), 0);
+}
+
+TEST_F(InterceptorTest, DoneDroppedUnansweredIsAnInternalError) {
+  interceptor_.before = [](std::string, InterceptDone) {};
+  const CallResult result = Call(relayed_, kEcho, {"hello"});
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_THAT(result.status.error_message(), ::testing::HasSubstr("dropped"));
+  EXPECT_EQ(runtime_->calls(kEcho), 0);
+}
+
+TEST_F(InterceptorTest, DoneCalledTwiceUsesTheFirstAnswer) {
+  interceptor_.before = [](std::string request, InterceptDone done) {
+    done(grpc::Status::OK, "first-" + request);
+    done(grpc::Status::OK, "second-" + request);
+  };
+  const CallResult result = Call(relayed_, kEcho, {"x"});
+  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+  EXPECT_THAT(result.responses, ElementsAre("echo:first-x"));
+  EXPECT_EQ(runtime_->calls(kEcho), 1);
+}
+
+TEST_F(InterceptorTest, ShutdownAnswersACallTheInterceptorHolds) {
+  absl::Notification held;
+  InterceptDone held_done;
+  interceptor_.before = [&](std::string, InterceptDone done) {
+    held_done = std::move(done);
+    held.Notify();
+  };
+  AsyncCall intercepted(relayed_, kEcho, {"held"});
+  held.WaitForNotification();
+  relay_->Shutdown(std::chrono::system_clock::now());
+  EXPECT_FALSE(intercepted.Wait().status.ok());
+  held_done(grpc::Status::OK, "late");  // after shutdown: ignored, no crash
+  EXPECT_EQ(runtime_->calls(kEcho), 0);
+}
+
+}  // namespace
+}  // namespace topologyd::cri_relay::testing
