@@ -86,29 +86,6 @@ absl::StatusOr<ResourceList> ParseResourceList(const YAML::Node& node, std::stri
   return list;
 }
 
-absl::Status ValidateResources(const Container& c, const std::string& path) {
-  for (const auto& [name, request] : c.requests) {
-    auto limit = c.limits.find(name);
-    const std::string field = fmt::format("{}.resources.requests.{}", path, name);
-    const bool must_equal = IsHugePageResourceName(name) || IsExtendedResourceName(name);
-    if (limit == c.limits.end()) {
-      if (must_equal) {
-        return FieldError(field, "a limit equal to the request is required for this resource");
-      }
-      continue;
-    }
-    if (must_equal && limit->second != request) {
-      return FieldError(
-          field, fmt::format("must be equal to {} limit of {}", name, limit->second.ToString()));
-    }
-    if (limit->second < request) {
-      return FieldError(field, fmt::format("must be less than or equal to {} limit of {}", name,
-                                           limit->second.ToString()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::string& path,
                                          bool init) {
   if (!node.IsMap()) return FieldError(path, fmt::format("expected a map, got {}", KindName(node)));
@@ -141,7 +118,8 @@ absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::stri
                                                            path + ".resources.limits"));
   }
   for (const auto& [resource, limit] : c.limits) c.requests.try_emplace(resource, limit);
-  TOPOLOGYD_RETURN_IF_ERROR(ValidateResources(c, path));
+  TOPOLOGYD_RETURN_IF_ERROR(
+      ValidateRequestsAgainstLimits(c.requests, c.limits, path + ".resources.requests"));
   return c;
 }
 

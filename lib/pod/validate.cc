@@ -111,4 +111,27 @@ absl::Status ValidateContainerCount(size_t count, size_t max) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateRequestsAgainstLimits(const ResourceList& requests, const ResourceList& limits,
+                                           std::string_view requests_path) {
+  for (const auto& [name, request] : requests) {
+    auto limit = limits.find(name);
+    auto error = [&](std::string_view reason) {
+      return absl::InvalidArgumentError(fmt::format("{}.{}: {}", requests_path, name, reason));
+    };
+    const bool must_equal = IsHugePageResourceName(name) || IsExtendedResourceName(name);
+    if (limit == limits.end()) {
+      if (must_equal) return error("a limit equal to the request is required for this resource");
+      continue;
+    }
+    if (must_equal && limit->second != request) {
+      return error(fmt::format("must be equal to {} limit of {}", name, limit->second.ToString()));
+    }
+    if (limit->second < request) {
+      return error(fmt::format("must be less than or equal to {} limit of {}", name,
+                               limit->second.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace topologyd::pod

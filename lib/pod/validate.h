@@ -17,6 +17,8 @@
 
 #include "absl/status/status.h"
 
+#include "lib/pod/pod.h"
+
 namespace topologyd::pod {
 
 // The API server's bound on metadata.annotations: keys and values together, in bytes
@@ -48,5 +50,11 @@ absl::Status ValidateContainerResourceName(std::string_view container, std::stri
 // A pod's init and app containers together, against the node's bound (a configuration key,
 // limits.containersPerPod): admission work grows with the count.
 absl::Status ValidateContainerCount(size_t count, size_t max);
+// One container's requests against its limits, by the API server's rules that kubelet's
+// managers rely on: a request not above its limit; hugepages and extended resources need a
+// limit, equal to the request. For requests already defaulted from limits (ApplyRequestDefaults)
+// or not. Unlike the checks above, the message starts with the field, "<requests_path>.<name>: ".
+absl::Status ValidateRequestsAgainstLimits(const ResourceList& requests, const ResourceList& limits,
+                                           std::string_view requests_path);
 
 }  // namespace topologyd::pod
