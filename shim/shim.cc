@@ -68,12 +68,11 @@ absl::Status Shim::Start() {
   follower_ = std::make_unique<Follower>(topologyd_.get(), &cache_, handlers_.get(),
                                          config_.resync.period);
   follower_->Start();
+  std::vector<std::string_view> sources;
+  for (PodSpecSource s : config_.pod_spec.sources) sources.push_back(ToString(s));
   spdlog::info("topologyd-shim {} relaying {} to {}; topologyd at {}; pod specs from {}",
                kVersion, config_.listen, config_.runtime_endpoint, config_.topologyd_socket,
-               fmt::join(config_.pod_spec.sources | std::views::transform([](PodSpecSource s) {
-                           return ToString(s);
-                         }),
-                         ", "));
+               fmt::join(sources, ", "));
   return absl::OkStatus();
 }
 
