@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "fmt/format.h"
@@ -217,6 +219,24 @@ TEST_F(KubeApiClientTest, NotFoundForbiddenAndUidMismatch) {
 
   pod = client.GetPod("ml", "a/b", kUid);
   EXPECT_EQ(pod.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// One client from many threads: each call has its own curl handle.
+TEST_F(KubeApiClientTest, ConcurrentCalls) {
+  const KubeApiClient client(TokenConfig());
+  const pod::Pod expected = Expected();
+  std::vector<std::thread> threads;
+  std::vector<int> good(4, 0);
+  for (size_t t = 0; t < good.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i) {
+        absl::StatusOr<pod::Pod> pod = client.GetPod("ml", "trainer-7d9f8b6c5-x2k4p", kUid);
+        good[t] += pod.ok() && *pod == expected ? 1 : 0;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int g : good) EXPECT_EQ(g, 5);
 }
 
 TEST_F(KubeApiClientTest, ConnectionRefused) {
