@@ -8,7 +8,7 @@ include_guard(GLOBAL)
 # Third-party libraries that do I/O (files, sockets, the hardware, the journal); names are
 # matched as regular expressions against the link item.
 set(TOPOLOGYD_IO_LIBRARIES "^yaml-cpp$" "^yaml-cpp::" "^gRPC::" "^protobuf::" "^spdlog::"
-                           "^PkgConfig::HWLOC$" "^PkgConfig::SYSTEMD$")
+                           "^PkgConfig::HWLOC$" "^PkgConfig::SYSTEMD$" "^CURL::")
 
 # topologyd_set_kind(<target> pure|adapter): what topologyd_library(KIND) calls.
 function(topologyd_set_kind target kind)

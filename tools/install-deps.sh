@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libhwloc-dev hwloc libspdlog-dev libfmt-dev libyaml-cpp-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsystemd-dev
-  libcli11-dev nlohmann-json3-dev util-linux
+  libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev util-linux
 )
 
 missing=()
