@@ -44,7 +44,8 @@ absl::Status Undecodable(std::string_view what) {
 }
 
 // The runtime's JSON (verbose status "info") for a config field, by its proto name.
-const nlohmann::json* JsonPath(const nlohmann::json& root, std::initializer_list<const char*> path) {
+const nlohmann::json* JsonPath(const nlohmann::json& root,
+                               std::initializer_list<const char*> path) {
   const nlohmann::json* node = &root;
   for (const char* key : path) {
     if (!node->is_object() || !node->contains(key)) return nullptr;
@@ -68,8 +69,8 @@ CriHandlers::CriHandlers(const ShimConfig& config, TopologydClient* topologyd,
 
 bool CriHandlers::Intercepts(std::string_view method) {
   static constexpr std::string_view kIntercepted[] = {
-      "RunPodSandbox",   "CreateContainer",  "StartContainer",          "RemoveContainer",
-      "StopPodSandbox",  "RemovePodSandbox", "UpdateContainerResources"};
+      "RunPodSandbox",  "CreateContainer",  "StartContainer",          "RemoveContainer",
+      "StopPodSandbox", "RemovePodSandbox", "UpdateContainerResources"};
   const std::string_view name = MethodName(method);
   return std::find(std::begin(kIntercepted), std::end(kIntercepted), name) !=
          std::end(kIntercepted);
@@ -114,8 +115,7 @@ SandboxRecord CriHandlers::SandboxFromConfig(const std::string& sandbox_id,
   return s;
 }
 
-absl::StatusOr<pod::Pod> CriHandlers::SpecFor(const SandboxRecord& sandbox,
-                                              const std::string& name,
+absl::StatusOr<pod::Pod> CriHandlers::SpecFor(const SandboxRecord& sandbox, const std::string& name,
                                               const std::optional<pod::Container>& estimate) {
   absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
   if (!full.ok()) return full.status();
@@ -162,18 +162,18 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
           "topologyd.io/resources"));
       return plan;
     }
-    podspec::Estimate estimate =
-        podspec::EstimateContainer(name, ToCriResources(resources), *qos);
+    podspec::Estimate estimate = podspec::EstimateContainer(name, ToCriResources(resources), *qos);
     bool first;
     {
       absl::MutexLock lock(&mu_);
       first = book_.ContainersOfPod(sandbox.pod_uid).empty();
     }
     if (first) {
-      spdlog::info("pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates "
-                   "({}). Unknown: {}",
-                   sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
-                   pod::QosClassName(*qos), fmt::join(estimate.unknown, "; "));
+      spdlog::info(
+          "pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates "
+          "({}). Unknown: {}",
+          sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid, pod::QosClassName(*qos),
+          fmt::join(estimate.unknown, "; "));
     }
     plan.estimate = std::move(estimate.container);
   }
@@ -188,7 +188,8 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     plan.status = spec.status();
     return plan;
   }
-  absl::StatusOr<pod::Pod> request = PodToAdmit(*spec, cache_->HeldContainers(sandbox.pod_uid), name);
+  absl::StatusOr<pod::Pod> request =
+      PodToAdmit(*spec, cache_->HeldContainers(sandbox.pod_uid), name);
   if (!request.ok()) {
     // An ephemeral (debug) container is not in the pod spec: nothing to place.
     spdlog::info("{}; creating it unchanged", request.status().message());
@@ -253,8 +254,7 @@ void CriHandlers::AfterRunPodSandbox(const std::string& request, const std::stri
   book_.PutSandbox(SandboxFromConfig(reply.pod_sandbox_id(), run.config()));
 }
 
-Forward CriHandlers::BeforeCreateContainer(std::string request,
-                                           std::optional<Deadline> deadline) {
+Forward CriHandlers::BeforeCreateContainer(std::string request, std::optional<Deadline> deadline) {
   cri::CreateContainerRequest create;
   if (!create.ParseFromString(request)) return Refuse(Undecodable("CreateContainer"));
   // The request repeats the sandbox's config, so a shim that never saw RunPodSandbox (it
@@ -265,8 +265,7 @@ Forward CriHandlers::BeforeCreateContainer(std::string request,
     if (book_.Sandbox(sandbox.id) == nullptr) book_.PutSandbox(sandbox);
   }
   const std::string& name = create.config().metadata().name();
-  Planned plan =
-      PlanContainer(sandbox, name, create.config().linux().resources(), deadline);
+  Planned plan = PlanContainer(sandbox, name, create.config().linux().resources(), deadline);
   if (!plan.status.ok()) return Refuse(plan.status);
   if (!plan.placement) return Forward{absl::OkStatus(), std::move(request)};
   cri::LinuxContainerResources* resources =
@@ -280,8 +279,7 @@ void CriHandlers::AfterCreateContainer(const std::string& request, const std::st
   cri::CreateContainerRequest create;
   cri::CreateContainerResponse reply;
   if (!create.ParseFromString(request) || !reply.ParseFromString(response)) return;
-  const SandboxRecord sandbox =
-      SandboxFromConfig(create.pod_sandbox_id(), create.sandbox_config());
+  const SandboxRecord sandbox = SandboxFromConfig(create.pod_sandbox_id(), create.sandbox_config());
   ContainerRecord record;
   record.id = reply.container_id();
   record.sandbox_id = sandbox.id;
@@ -291,10 +289,9 @@ void CriHandlers::AfterCreateContainer(const std::string& request, const std::st
   absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
   if (full.ok() && !*full) {
     if (std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent)) {
-      record.estimate =
-          podspec::EstimateContainer(record.name,
-                                     ToCriResources(create.config().linux().resources()), *qos)
-              .container;
+      record.estimate = podspec::EstimateContainer(
+                            record.name, ToCriResources(create.config().linux().resources()), *qos)
+                            .container;
     }
   }
   const cri::LinuxContainerResources& sent = create.config().linux().resources();
@@ -367,8 +364,7 @@ void CriHandlers::AfterRemoveContainer(const std::string& request) {
   // start: only the instance topologyd has bound, with no newer one created, is released.
   std::optional<Placement> held = cache_->Find(container->pod_uid, container->name);
   if (newer_instance || !held || held->container_id != container->id) return;
-  absl::Status released =
-      topologyd_->Release(container->pod_uid, container->name, container->id);
+  absl::Status released = topologyd_->Release(container->pod_uid, container->name, container->id);
   if (released.ok() || released.code() == absl::StatusCode::kNotFound) {
     cache_->EraseContainer(container->pod_uid, container->name);
   } else {
@@ -392,7 +388,8 @@ void CriHandlers::AfterPodSandboxEnds(const std::string& request, bool removed) 
     if (removed) book_.ForgetSandbox(stop.pod_sandbox_id());
     if (!newest) return;
   }
-  if (cache_->HoldsPod(pod_uid)) ReleasePod(pod_uid, removed ? "sandbox removed" : "sandbox stopped");
+  if (cache_->HoldsPod(pod_uid))
+    ReleasePod(pod_uid, removed ? "sandbox removed" : "sandbox stopped");
   if (removed) specs_->Forget(pod_uid);
 }
 
@@ -423,10 +420,11 @@ Forward CriHandlers::BeforeUpdateContainerResources(std::string request) {
     absl::MutexLock lock(&mu_);
     if (!warned_kubelet_cpuset_) {
       warned_kubelet_cpuset_ = true;
-      spdlog::warn("kubelet sent cpuset {} for container {}; topologyd's {} is kept. Set "
-                   "kubelet's cpuManagerPolicy, memoryManagerPolicy and topologyManagerPolicy "
-                   "to none (docs/shim.md)",
-                   linux->cpuset_cpus(), container->id, placement->cpus);
+      spdlog::warn(
+          "kubelet sent cpuset {} for container {}; topologyd's {} is kept. Set "
+          "kubelet's cpuManagerPolicy, memoryManagerPolicy and topologyManagerPolicy "
+          "to none (docs/shim.md)",
+          linux->cpuset_cpus(), container->id, placement->cpus);
     }
   }
   linux->set_cpuset_cpus(placement->cpus);
@@ -513,9 +511,11 @@ absl::Status CriHandlers::Resync() {
     record.annotations.insert(s.annotations().begin(), s.annotations().end());
     record.attempt = s.metadata().attempt();
     if (auto info = status.info().find("info"); info != status.info().end()) {
-      nlohmann::json json = nlohmann::json::parse(info->second, nullptr, /*allow_exceptions=*/false);
+      nlohmann::json json =
+          nlohmann::json::parse(info->second, nullptr, /*allow_exceptions=*/false);
       const nlohmann::json* parent = JsonPath(json, {"config", "linux", "cgroup_parent"});
-      if (parent != nullptr && parent->is_string()) record.cgroup_parent = parent->get<std::string>();
+      if (parent != nullptr && parent->is_string())
+        record.cgroup_parent = parent->get<std::string>();
     }
     absl::MutexLock lock(&mu_);
     book_.PutSandbox(std::move(record));
@@ -611,10 +611,11 @@ absl::Status CriHandlers::Resync() {
     if (!sandbox || !live_pods.contains(sandbox->pod_uid)) continue;
     Planned plan = PlanContainer(*sandbox, r.record.name, r.resources, std::nullopt);
     if (!plan.status.ok()) {
-      spdlog::warn("running container {} ({}) of pod {}/{} is not held by topologyd and was not "
-                   "adopted: {}",
-                   r.record.name, r.record.id, sandbox->namespace_name, sandbox->pod_name,
-                   plan.status.message());
+      spdlog::warn(
+          "running container {} ({}) of pod {}/{} is not held by topologyd and was not "
+          "adopted: {}",
+          r.record.name, r.record.id, sandbox->namespace_name, sandbox->pod_name,
+          plan.status.message());
       continue;
     }
     if (!plan.placement) continue;

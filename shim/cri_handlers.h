@@ -25,8 +25,9 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 
-#include "cri/v1/runtime.grpc.pb.h"
 #include "lib/shim/pod_book.h"
+
+#include "cri/v1/runtime.grpc.pb.h"
 #include "shim/allocation_cache.h"
 #include "shim/pod_spec_resolver.h"
 #include "shim/shim_config.h"
@@ -58,8 +59,8 @@ class CriHandlers {
   static bool Intercepts(std::string_view method);
 
   Forward Before(std::string_view method, std::string request, std::optional<Deadline> deadline);
-  Answer After(std::string_view method, const std::string& forwarded_request,
-               absl::Status status, std::string response);
+  Answer After(std::string_view method, const std::string& forwarded_request, absl::Status status,
+               std::string response);
 
   // The runtime's view, after a shim restart and periodically: sandboxes and containers into
   // the book; running containers bound in topologyd; pods topologyd holds without a sandbox
@@ -75,9 +76,9 @@ class CriHandlers {
  private:
   // A container about to be created: its pod spec (full or estimated) and its placement.
   struct Planned {
-    absl::Status status;                      // not OK: answer kubelet with it
-    std::optional<Placement> placement;       // nullopt: forward unchanged
-    std::optional<pod::Container> estimate;   // when the pod is estimated
+    absl::Status status;                     // not OK: answer kubelet with it
+    std::optional<Placement> placement;      // nullopt: forward unchanged
+    std::optional<pod::Container> estimate;  // when the pod is estimated
   };
   Planned PlanContainer(const SandboxRecord& sandbox, const std::string& name,
                         const runtime::v1::LinuxContainerResources& resources,

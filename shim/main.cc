@@ -8,6 +8,7 @@
 #include "lib/common/version.h"
 #include "lib/config/config_loader.h"
 #include "lib/os/signals.h"
+
 #include "shim/shim.h"
 #include "shim/shim_config.h"
 
@@ -44,8 +45,8 @@ int main(int argc, char** argv) {
     }
     text = *read;
   }
-  absl::StatusOr<topologyd::shim::ShimConfig> config = topologyd::shim::ParseShimConfig(
-      text, config_path.empty() ? "(defaults)" : config_path);
+  absl::StatusOr<topologyd::shim::ShimConfig> config =
+      topologyd::shim::ParseShimConfig(text, config_path.empty() ? "(defaults)" : config_path);
   if (config.ok()) {
     if (!listen.empty()) config->listen = listen;
     if (!runtime_endpoint.empty()) config->runtime_endpoint = runtime_endpoint;

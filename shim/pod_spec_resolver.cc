@@ -21,14 +21,13 @@ absl::StatusOr<std::optional<pod::Pod>> PodSpecResolver::FullSpec(const SandboxR
   for (PodSpecSource source : sources_) {
     if (source == PodSpecSource::kEstimate) break;
     if (source == PodSpecSource::kAnnotation) {
-      absl::StatusOr<std::optional<pod::Pod>> from_annotation =
-          podspec::PodFromResourcesAnnotation(sandbox.pod_uid, sandbox.namespace_name,
-                                              sandbox.pod_name, sandbox.annotations,
-                                              pod::kDefaultMaxContainersPerPod);
+      absl::StatusOr<std::optional<pod::Pod>> from_annotation = podspec::PodFromResourcesAnnotation(
+          sandbox.pod_uid, sandbox.namespace_name, sandbox.pod_name, sandbox.annotations,
+          pod::kDefaultMaxContainersPerPod);
       if (!from_annotation.ok()) {
-        return absl::InvalidArgumentError(fmt::format(
-            "pod {}/{}: annotation {}: {}", sandbox.namespace_name, sandbox.pod_name,
-            podspec::kResourcesAnnotation, from_annotation.status().message()));
+        return absl::InvalidArgumentError(
+            fmt::format("pod {}/{}: annotation {}: {}", sandbox.namespace_name, sandbox.pod_name,
+                        podspec::kResourcesAnnotation, from_annotation.status().message()));
       }
       if (*from_annotation) {
         found = std::move(**from_annotation);

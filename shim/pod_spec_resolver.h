@@ -17,6 +17,7 @@
 #include "lib/kube_api/kube_api_client.h"
 #include "lib/pod/pod.h"
 #include "lib/shim/pod_book.h"
+
 #include "shim/shim_config.h"
 
 namespace topologyd::shim {

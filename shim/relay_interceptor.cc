@@ -41,8 +41,8 @@ void RelayInterceptor::AfterForward(const cri_relay::CallInfo& call,
                                     const std::string& forwarded_request, grpc::Status status,
                                     std::string response, cri_relay::InterceptDone done) {
   workers_->Post([this, method = call.method, forwarded = forwarded_request,
-                  status = FromGrpc(status), response = std::move(response),
-                  original = status, done = std::move(done)]() mutable {
+                  status = FromGrpc(status), response = std::move(response), original = status,
+                  done = std::move(done)]() mutable {
     Answer answer = handlers_->After(method, forwarded, status, std::move(response));
     // The runtime's own status goes back unchanged (its details included).
     done(answer.status.ok() == original.ok() ? original : ToGrpc(answer.status),

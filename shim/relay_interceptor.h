@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "lib/cri_relay/interceptor.h"
+
 #include "shim/cri_handlers.h"
 #include "shim/work_queue.h"
 

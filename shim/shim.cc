@@ -23,8 +23,8 @@ Shim::Shim(ShimConfig config, std::string config_path)
 Shim::~Shim() { Stop(); }
 
 absl::Status Shim::Start() {
-  topologyd_ = std::make_unique<TopologydClient>(config_.topologyd_socket,
-                                                 config_.topologyd_timeout);
+  topologyd_ =
+      std::make_unique<TopologydClient>(config_.topologyd_socket, config_.topologyd_timeout);
   std::optional<kube_api::KubeApiClient> api;
   if (std::find(config_.pod_spec.sources.begin(), config_.pod_spec.sources.end(),
                 PodSpecSource::kApiServer) != config_.pod_spec.sources.end()) {
@@ -47,8 +47,8 @@ absl::Status Shim::Start() {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  runtime_channel_ = grpc::CreateCustomChannel(config_.runtime_endpoint,
-                                               grpc::InsecureChannelCredentials(), args);
+  runtime_channel_ =
+      grpc::CreateCustomChannel(config_.runtime_endpoint, grpc::InsecureChannelCredentials(), args);
   runtime_ = runtime::v1::RuntimeService::NewStub(runtime_channel_);
   handlers_ = std::make_unique<CriHandlers>(config_, topologyd_.get(), specs_.get(), &cache_,
                                             runtime_.get());
@@ -65,13 +65,13 @@ absl::Status Shim::Start() {
   if (!relay.ok()) return relay.status();
   relay_ = std::move(*relay);
 
-  follower_ = std::make_unique<Follower>(topologyd_.get(), &cache_, handlers_.get(),
-                                         config_.resync.period);
+  follower_ =
+      std::make_unique<Follower>(topologyd_.get(), &cache_, handlers_.get(), config_.resync.period);
   follower_->Start();
   std::vector<std::string_view> sources;
   for (PodSpecSource s : config_.pod_spec.sources) sources.push_back(ToString(s));
-  spdlog::info("topologyd-shim {} relaying {} to {}; topologyd at {}; pod specs from {}",
-               kVersion, config_.listen, config_.runtime_endpoint, config_.topologyd_socket,
+  spdlog::info("topologyd-shim {} relaying {} to {}; topologyd at {}; pod specs from {}", kVersion,
+               config_.listen, config_.runtime_endpoint, config_.topologyd_socket,
                fmt::join(sources, ", "));
   return absl::OkStatus();
 }

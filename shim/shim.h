@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 
 #include "lib/cri_relay/relay.h"
+
 #include "shim/allocation_cache.h"
 #include "shim/cri_handlers.h"
 #include "shim/follower.h"

@@ -59,8 +59,8 @@ void ReadRoot(config::MapReader& r, ShimConfig* c) {
   r.Nested("cgroup", [&](config::MapReader& g) {
     std::string driver(cgroup::ToString(c->cgroup_driver));
     g.String("driver", &driver, {"cgroupfs", "systemd"});
-    c->cgroup_driver = driver == "systemd" ? cgroup::CgroupDriver::kSystemd
-                                           : cgroup::CgroupDriver::kCgroupfs;
+    c->cgroup_driver =
+        driver == "systemd" ? cgroup::CgroupDriver::kSystemd : cgroup::CgroupDriver::kCgroupfs;
     std::string runtime(cgroup::ToString(c->runtime));
     g.String("runtime", &runtime, {"containerd", "cri-o"});
     c->runtime = runtime == "cri-o" ? cgroup::Runtime::kCrio : cgroup::Runtime::kContainerd;
@@ -82,8 +82,8 @@ void ReadRoot(config::MapReader& r, ShimConfig* c) {
           if (!source) {
             p.problems()->Add(sources[i], fmt::format("{}[{}]", p.KeyPath("sources"), i),
                               "expected apiServer, annotation or estimate");
-          } else if (std::find(c->pod_spec.sources.begin(), c->pod_spec.sources.end(),
-                               *source) != c->pod_spec.sources.end()) {
+          } else if (std::find(c->pod_spec.sources.begin(), c->pod_spec.sources.end(), *source) !=
+                     c->pod_spec.sources.end()) {
             p.problems()->Add(sources[i], fmt::format("{}[{}]", p.KeyPath("sources"), i),
                               fmt::format("{} is listed twice", name));
           } else {
@@ -100,7 +100,8 @@ void ReadRoot(config::MapReader& r, ShimConfig* c) {
     s.Bool("releaseOrphans", &c->resync.release_orphans);
   });
   r.Nested("log", [&](config::MapReader& l) {
-    l.String("level", &c->log.level, {"trace", "debug", "info", "warn", "error", "critical", "off"});
+    l.String("level", &c->log.level,
+             {"trace", "debug", "info", "warn", "error", "critical", "off"});
     l.String("format", &c->log.format, {"text", "json"});
   });
 }
@@ -134,9 +135,9 @@ absl::StatusOr<ShimConfig> ParseShimConfig(std::string_view yaml_text,
   shim.source_file = file_name;
   if (root->IsNull()) return shim;
   if (!root->IsMap()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}:{}: the configuration must be a YAML mapping of keys to values", file_name,
-        root->Mark().line + 1));
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: the configuration must be a YAML mapping of keys to values", file_name,
+                    root->Mark().line + 1));
   }
   config::Problems problems(file_name);
   try {
@@ -160,8 +161,9 @@ absl::StatusOr<ShimConfig> ParseShimConfig(std::string_view yaml_text,
 absl::StatusOr<ShimConfig> ValidateShimConfig(ShimConfig config) {
   auto check = [](std::string_view name, const std::string& value, bool scheme) -> absl::Status {
     if ((scheme && !value.starts_with(kUnixScheme)) || !WithoutScheme(value).starts_with('/')) {
-      return absl::InvalidArgumentError(fmt::format("{}: expected {}an absolute socket path, got \"{}\"",
-                                                    name, scheme ? "unix:// and " : "", value));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: expected {}an absolute socket path, got \"{}\"", name,
+                      scheme ? "unix:// and " : "", value));
     }
     return absl::OkStatus();
   };

@@ -14,8 +14,8 @@ TopologydClient::TopologydClient(std::string socket_path, std::chrono::milliseco
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  channel_ = grpc::CreateCustomChannel("unix://" + socket_path_,
-                                       grpc::InsecureChannelCredentials(), args);
+  channel_ =
+      grpc::CreateCustomChannel("unix://" + socket_path_, grpc::InsecureChannelCredentials(), args);
   stub_ = v1::Topologyd::NewStub(channel_);
 }
 
@@ -84,8 +84,8 @@ absl::StatusOr<v1::ListAllocationsResponse> TopologydClient::ListAllocations() {
   return response;
 }
 
-std::unique_ptr<grpc::ClientReader<v1::ListAllocationsResponse>>
-TopologydClient::WatchAllocations(grpc::ClientContext* context) {
+std::unique_ptr<grpc::ClientReader<v1::ListAllocationsResponse>> TopologydClient::WatchAllocations(
+    grpc::ClientContext* context) {
   return stub_->WatchAllocations(context, v1::WatchAllocationsRequest());
 }
 
