@@ -1,0 +1,34 @@
+// Child processes for the containerd harness: tools run to completion with a deadline, and a
+// long-running server (containerd) whose output goes to a log file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topologyd::testing::containerd {
+
+struct ToolResult {
+  int exit_code = -1;  // -1 when killed (by a signal or at the deadline) or not started
+  std::string output;  // stdout and stderr interleaved
+};
+
+// Runs argv (argv[0] looked up on PATH) and waits up to `deadline`; past it the child is
+// SIGKILLed and the output says so.
+ToolResult RunTool(const std::vector<std::string>& argv, std::chrono::seconds deadline);
+
+// The absolute path of `name` on PATH (or /usr/sbin, /sbin: root's tools), or "" if none.
+std::string FindExecutable(std::string_view name);
+
+// Starts argv[0] (an absolute path) with stdout and stderr appended to `log_path`. The child
+// gets SIGTERM if this thread exits first, so a test killed mid-way does not leave it
+// serving. Returns -1 when fork fails.
+pid_t SpawnServer(const std::vector<std::string>& argv, const std::string& log_path);
+
+// Waits up to `deadline` for `pid` (a child) to exit; true if it did (and was reaped).
+bool WaitForChild(pid_t pid, std::chrono::milliseconds deadline);
+
+}  // namespace topologyd::testing::containerd
