@@ -2,8 +2,7 @@
 # Installs the Debian 12 packages topologyd needs to build, if any are missing; with the
 # argument `test`, also what the tests against a real containerd run (containerd, runc and a
 # static busybox for the test image; busybox-static replaces a dynamic busybox package).
-# Idempotent: does nothing (and needs no privileges) when
-# everything is installed.
+# Idempotent: does nothing (and needs no privileges) when everything is installed.
 #
 #   tools/install-deps.sh          build dependencies
 #   tools/install-deps.sh test     build dependencies and the containerd tests' runtime
