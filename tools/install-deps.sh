@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages topologyd needs to build and test, if any are missing.
+# Installs the Debian 12 packages topologyd needs to build, if any are missing; with the
+# argument `test`, also what the tests against a real containerd run (containerd, runc and a
+# static busybox for the test image; busybox-static replaces a dynamic busybox package).
 # Idempotent: does nothing (and needs no privileges) when everything is installed.
+#
+#   tools/install-deps.sh          build dependencies
+#   tools/install-deps.sh test     build dependencies and the containerd tests' runtime
 set -euo pipefail
+
+case "${1:-}" in
+  "" | test) ;;
+  *)
+    echo "usage: tools/install-deps.sh [test]" >&2
+    exit 2
+    ;;
+esac
 
 packages=(
   build-essential cmake pkg-config git clang-format clang libclang-rt-14-dev
@@ -10,6 +23,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libsystemd-dev
   libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev util-linux
 )
+if [ "${1:-}" = test ]; then
+  packages+=(containerd runc busybox-static)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

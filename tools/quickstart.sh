@@ -4,8 +4,10 @@
 #   tools/quickstart.sh run    install dependencies, build, and run topologyd in the
 #                              foreground on config/dev.yaml (simulated machine; socket,
 #                              state and a fake cgroup tree under .run/; no root needed)
-#   tools/quickstart.sh test   install dependencies, build and run every test, then the
-#                              same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   tools/quickstart.sh test   install dependencies (and containerd, runc, busybox-static
+#                              for the tests against a real containerd), build and run
+#                              every test, then the same under AddressSanitizer +
+#                              UndefinedBehaviorSanitizer
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +55,7 @@ case "${1:-}" in
     exec build/daemon/topologyd --config config/dev.yaml
     ;;
   test)
-    tools/install-deps.sh
+    tools/install-deps.sh test
     echo "== build and test (RelWithDebInfo)"
     configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOLOGYD_BUILD_TESTS=ON \
       -DTOPOLOGYD_BUILD_BENCHMARKS=ON

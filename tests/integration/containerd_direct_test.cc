@@ -1,6 +1,7 @@
 // The containerd harness against a real containerd, with no relay in between: what containerd
 // does with kubelet's requests for a cpuset, which a kubelet shim's end-to-end tests build on.
 // Skips unless root with containerd, runc and busybox-static (ContainerdSkipReason).
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -45,12 +46,20 @@ std::string Str(const absl::StatusOr<std::string>& value) {
   return value.ok() ? *value : "<" + value.status().ToString() + ">";
 }
 
+// For the record, not asserted.
+void PrintTiming(const char* what, std::chrono::steady_clock::time_point start) {
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
+  std::cout << "timing " << what << ": " << ms.count() << " ms\n";
+}
+
 class ContainerdDirectTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string reason = ContainerdSkipReason(); !reason.empty()) GTEST_SKIP() << reason;
+    auto start = std::chrono::steady_clock::now();
     auto socket = containerd_.Start();
     ASSERT_TRUE(socket.ok()) << socket.status();
+    PrintTiming("containerd first start (image built and imported)", start);
     kubelet_ = std::make_unique<KubeletEmulator>(EmulatorOptions{
         .endpoint = *socket, .fallback_endpoint = *socket, .image = containerd_.image_id()});
   }
@@ -241,7 +250,9 @@ TEST_F(ContainerdDirectTest, BurstablePodWithInitContainerAndSidecar) {
 // takes updates.
 TEST_F(ContainerdDirectTest, ARestartedContainerdStillManagesTheContainer) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g7", "1"));
+  auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(containerd_.Restart().ok()) << containerd_.log();
+  PrintTiming("containerd restart", start);
   pid_t pid = 0;
   ASSERT_GRPC_OK(kubelet_->ContainerPid(id_, &pid));
   EXPECT_EQ(pid, pid_);
