@@ -315,9 +315,11 @@ absl::Status Daemon::StartServer() {
   return absl::OkStatus();
 }
 
-// Drain: wait for the calls being handled to finish (bounded), then shut the server down at
-// once. Waiting inside Shutdown() instead would also wait out idle client connections.
+// Drain: end the WatchAllocations streams, wait for the calls being handled to finish
+// (bounded), then shut the server down at once. Waiting inside Shutdown() instead would also
+// wait out idle client connections.
 absl::Status Daemon::StopServer() {
+  service_->EndWatches("topologyd is shutting down; watch again once it is back");
   auto drain_until = std::chrono::steady_clock::now() + kShutdownGrace;
   while (service_->InFlight() > 0 && std::chrono::steady_clock::now() < drain_until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -68,8 +68,10 @@ Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointSt
       config_(std::move(options.config)),
       ledger_(std::move(ledger)),
       store_(std::move(store)),
+      durable_(std::make_shared<const AllocationsView>(ledger_.List())),
       enforcer_(std::move(options.enforcer)),
-      committer_([this] { return WriteSnapshot(); }, ledger_.generation()) {
+      committer_([this] { return WriteSnapshot(); }, ledger_.generation(),
+                 GroupCommitter::kDefaultMaxGather, [this] { PublishDurable(); }) {
   Enforce();  // bring cgroups in line with the restored state right away
 }
 
@@ -77,9 +79,13 @@ Engine::~Engine() { StopReconcileLoop(); }
 
 absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
   state::State snapshot;
+  CpuSet reserved;
+  CpuSet shared_pool;
   {
     absl::MutexLock lock(&mu_);
     snapshot = ledger_.Snapshot();
+    reserved = ledger_.reserved();
+    shared_pool = ledger_.shared_pool();
   }
   if (absl::Status saved = store_.Save(snapshot); !saved.ok()) {
     if (failing_since_ok_++ == 0) {
@@ -94,7 +100,42 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
     log_(fmt::format("state checkpoint writes succeed again, after {} failed",
                      std::exchange(failing_since_ok_, 0)));
   }
-  return snapshot.generation;
+  const uint64_t generation = snapshot.generation;
+  // Watchers get exactly what is on disk; built outside mu_ from the snapshot just written.
+  written_ = std::make_shared<const AllocationsView>(
+      ledger::ListOf(std::move(snapshot), std::move(reserved), std::move(shared_pool)));
+  return generation;
+}
+
+void Engine::PublishDurable() {
+  DurableAllocations view = std::exchange(written_, nullptr);
+  if (!view) return;
+  std::vector<std::shared_ptr<const AllocationsListener>> listeners;
+  {
+    absl::MutexLock lock(&watch_mu_);
+    // A write of nothing new (a retry after a failure already covered) tells no one.
+    if (view->state.generation <= durable_->state.generation) return;
+    durable_ = view;
+    listeners.reserve(listeners_.size());
+    for (const auto& [id, listener] : listeners_) listeners.push_back(listener);
+  }
+  for (const auto& listener : listeners) (*listener)(view);
+}
+
+AllocationsWatch Engine::WatchAllocations(AllocationsListener listener) {
+  absl::MutexLock lock(&watch_mu_);
+  const uint64_t id = next_listener_++;
+  listeners_.emplace(id, std::make_shared<const AllocationsListener>(std::move(listener)));
+  return AllocationsWatch{.id = id, .current = durable_};
+}
+
+void Engine::StopWatchingAllocations(uint64_t id) {
+  std::shared_ptr<const AllocationsListener> gone;  // destroyed after the lock is given up
+  absl::MutexLock lock(&watch_mu_);
+  if (auto it = listeners_.find(id); it != listeners_.end()) {
+    gone = std::move(it->second);
+    listeners_.erase(it);
+  }
 }
 
 void Engine::CommitAsync(uint64_t generation, std::function<void(const absl::Status&)> done) {
@@ -204,12 +245,11 @@ void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::s
 }
 
 void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
-                          const state::ContainerRecord* only_if_bound_to,
-                          Completion<uint64_t> done) {
+                          const ledger::ReleaseGuard* guard, Completion<uint64_t> done) {
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
     absl::MutexLock lock(&mu_);
-    TOPOLOGYD_RETURN_IF_ERROR(ledger_.Release(pod_uid, container, only_if_bound_to));
+    TOPOLOGYD_RETURN_IF_ERROR(ledger_.Release(pod_uid, container, guard));
     generation = ledger_.generation();
     return absl::OkStatus();
   }();
@@ -221,9 +261,10 @@ void Engine::ReleaseAsync(const std::string& pod_uid, const std::optional<std::s
 }
 
 absl::StatusOr<uint64_t> Engine::Release(const std::string& pod_uid,
-                                         const std::optional<std::string>& container) {
+                                         const std::optional<std::string>& container,
+                                         const ledger::ReleaseGuard* guard) {
   return Await<uint64_t>(
-      [&](Completion<uint64_t> done) { ReleaseAsync(pod_uid, container, std::move(done)); });
+      [&](Completion<uint64_t> done) { ReleaseAsync(pod_uid, container, guard, std::move(done)); });
 }
 
 AllocationsView Engine::ListAllocations() const {
@@ -382,8 +423,9 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
     // clang before 16 refuses it.
     const std::string& uid = entry.first;
     const auto& bound = entry.second;
-    absl::StatusOr<uint64_t> released = Await<uint64_t>(
-        [&](Completion<uint64_t> done) { ReleaseAsync(uid, bound.name, &bound, std::move(done)); });
+    const ledger::ReleaseGuard still_bound{.container_id = bound.container_id,
+                                           .cgroup = bound.cgroup};
+    absl::StatusOr<uint64_t> released = Release(uid, bound.name, &still_bound);
     const std::string& name = bound.name;
     if (released.ok()) {
       log_(

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -93,6 +94,16 @@ struct ExplainReply {
 // With shared-pool containers showing the current pool.
 using AllocationsView = ledger::Allocations;
 
+// The allocations as of one durable generation (`state.generation`), shared by every watcher.
+using DurableAllocations = std::shared_ptr<const AllocationsView>;
+// Told of each newer durable state: see Engine::WatchAllocations.
+using AllocationsListener = std::function<void(DurableAllocations)>;
+
+struct AllocationsWatch {
+  uint64_t id = 0;             // for StopWatchingAllocations
+  DurableAllocations current;  // the newest durable state when the watch began
+};
+
 struct EngineOptions {
   std::shared_ptr<const config::Config> config;
   std::shared_ptr<const topology::Topology> topology;
@@ -136,13 +147,31 @@ class Engine {
   void AllocateAsync(const std::string& pod_uid, const std::string& container,
                      const std::string& container_id, const std::string& cgroup_path,
                      Completion<ContainerView> done);
-  // Releases a pod, or one of its containers. Returns the new generation. NOT_FOUND.
+  // Releases a pod, or one of its containers. Returns the new generation. NOT_FOUND. With
+  // `guard` (one container only), only while the container is bound as it says
+  // (ledger::ReleaseGuard: FAILED_PRECONDITION for a runtime container id alone, ABORTED
+  // for an id and cgroup).
   absl::StatusOr<uint64_t> Release(const std::string& pod_uid,
-                                   const std::optional<std::string>& container);
+                                   const std::optional<std::string>& container,
+                                   const ledger::ReleaseGuard* guard = nullptr);
   // Release without blocking, like AdmitAsync.
   void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
                     Completion<uint64_t> done);
+  void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
+                    const ledger::ReleaseGuard* guard, Completion<uint64_t> done);
+  // The allocations now, changes not yet durable included.
   AllocationsView ListAllocations() const;
+
+  // Calls `listener` with the allocations each time a newer state generation becomes
+  // durable: on the checkpoint writer, after the replies that write acknowledged were handed
+  // over (the point at which Admit and Release answer), in generation order, with no engine
+  // lock held. Generations may be skipped (one write can make several changes durable). The
+  // listener must not block or wait for the engine; it hands the state on. Returns the
+  // newest durable state as of the registration, so no change between it and the first
+  // call is missed.
+  AllocationsWatch WatchAllocations(AllocationsListener listener) ABSL_LOCKS_EXCLUDED(watch_mu_);
+  // Unregisters a listener. A call to it already under way may finish after this returns.
+  void StopWatchingAllocations(uint64_t id) ABSL_LOCKS_EXCLUDED(watch_mu_);
 
   EngineStatus Status() const;
   std::shared_ptr<const config::Config> config() const;
@@ -169,11 +198,9 @@ class Engine {
 
  private:
   Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointStore store);
-  // ReleaseAsync; with `only_if_bound_to`, only while the container is still bound to that
-  // container id and cgroup (ABORTED otherwise): reconcile decides from a snapshot, and an
-  // Allocate may have bound the container to a new, live cgroup since.
-  void ReleaseAsync(const std::string& pod_uid, const std::optional<std::string>& container,
-                    const state::ContainerRecord* only_if_bound_to, Completion<uint64_t> done);
+  // On the writer, after a successful write: makes the state it wrote the durable one and
+  // tells the watchers.
+  void PublishDurable() ABSL_LOCKS_EXCLUDED(watch_mu_);
   ReloadRecord ApplyReload(const absl::StatusOr<config::Config>& next) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<uint64_t> WriteSnapshot();
   // Once `generation` is durable, brings the cgroups in line and calls `done` (UNAVAILABLE
@@ -202,6 +229,16 @@ class Engine {
   std::optional<ReloadRecord> last_reload_ ABSL_GUARDED_BY(mu_);
 
   state::CheckpointStore store_;  // used by the GroupCommitter's writer only
+  // The allocations of the last snapshot written, until PublishDurable. Writer thread only.
+  DurableAllocations written_;
+
+  // Guards only the watchers' bookkeeping; nothing is called while holding it, and it is
+  // taken after mu_ when both are held.
+  mutable absl::Mutex watch_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  DurableAllocations durable_ ABSL_GUARDED_BY(watch_mu_);
+  std::map<uint64_t, std::shared_ptr<const AllocationsListener>> listeners_
+      ABSL_GUARDED_BY(watch_mu_);
+  uint64_t next_listener_ ABSL_GUARDED_BY(watch_mu_) = 1;
   // Failed writes since the last successful one, so a failing disk is logged once when it
   // starts and once when it recovers, not at every write. Writer thread only.
   uint64_t failing_since_ok_ = 0;

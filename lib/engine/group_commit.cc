@@ -12,8 +12,10 @@
 namespace topologyd::engine {
 
 GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
-                               uint64_t durable_generation, std::chrono::microseconds max_gather)
+                               uint64_t durable_generation, std::chrono::microseconds max_gather,
+                               std::function<void()> written)
     : write_snapshot_(std::move(write_snapshot)),
+      written_(std::move(written)),
       max_gather_(max_gather),
       durable_(durable_generation),
       writer_([this] { WriterLoop(); }) {}
@@ -96,6 +98,7 @@ void GroupCommitter::WriterLoop() {
     const absl::Status status = wrote.status();
     mu_.Unlock();
     for (Done& done : served) done(status);
+    if (status.ok() && written_) written_();
     mu_.Lock();
   }
   mu_.Unlock();

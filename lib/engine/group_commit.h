@@ -43,10 +43,13 @@ class GroupCommitter {
   using Done = std::function<void(const absl::Status&)>;
 
   // `write_snapshot` writes the current state durably and returns the generation it wrote.
-  // It is called on the writer thread, without any GroupCommitter lock held.
+  // It is called on the writer thread, without any GroupCommitter lock held. `written`, if
+  // set, runs there too after each successful write, once the waiters it served were
+  // completed (their replies are out), with no GroupCommitter lock held.
   explicit GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
                           uint64_t durable_generation = 0,
-                          std::chrono::microseconds max_gather = kDefaultMaxGather);
+                          std::chrono::microseconds max_gather = kDefaultMaxGather,
+                          std::function<void()> written = nullptr);
   // Serves the waiters still pending (writing for them), then stops the writer thread.
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
@@ -89,6 +92,7 @@ class GroupCommitter {
   void Gather() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::function<absl::StatusOr<uint64_t>()> write_snapshot_;
+  const std::function<void()> written_;
   const std::chrono::microseconds max_gather_;
   mutable absl::Mutex mu_;
   absl::CondVar arrived_;  // wake_at_ waiters are pending, or stop_ was set

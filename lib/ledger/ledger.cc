@@ -14,24 +14,30 @@
 namespace topologyd::ledger {
 namespace {
 
-state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& name) {
-  for (auto& c : pod.containers) {
+const state::ContainerRecord* FindContainer(const state::PodRecord& pod, const std::string& name) {
+  for (const auto& c : pod.containers) {
     if (c.name == name) return &c;
   }
   return nullptr;
 }
 
-// Containers of `pod` that `record` no longer holds: released one by one (by a caller, or by
-// reconcile when their cgroup stayed gone) while the pod stayed admitted.
-std::vector<std::string> ReleasedContainers(const state::PodRecord& record, const pod::Pod& pod) {
-  std::vector<std::string> released;
+state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& name) {
+  return const_cast<state::ContainerRecord*>(
+      FindContainer(static_cast<const state::PodRecord&>(pod), name));
+}
+
+// Containers of `pod` that `record` does not hold yet: new to the pod (a caller that learns
+// the pod's containers one at a time admits each as it comes), or released one by one (by a
+// caller, or by reconcile when their cgroup stayed gone) while the pod stayed admitted.
+std::vector<std::string> NotHeldYet(const state::PodRecord& record, const pod::Pod& pod) {
+  std::vector<std::string> missing;
   for (const pod::OrderedContainer& c : pod::StartOrder(pod)) {
     const bool held =
         std::any_of(record.containers.begin(), record.containers.end(),
                     [&](const state::ContainerRecord& r) { return r.name == c.spec->name; });
-    if (!held) released.push_back(c.spec->name);
+    if (!held) missing.push_back(c.spec->name);
   }
-  return released;
+  return missing;
 }
 
 }  // namespace
@@ -74,39 +80,44 @@ std::vector<ContainerHoldings> Ledger::Holdings(const state::PodRecord& pod) con
 absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
   AdmitOutcome outcome;
   auto known = records_.pods.find(pod.uid);
-  std::vector<std::string> released;
+  std::vector<std::string> missing;
   if (known != records_.pods.end()) {
-    released = ReleasedContainers(known->second, pod);
-    if (released.empty()) {
-      // Idempotent: the same uid gets the allocation it already has.
+    missing = NotHeldYet(known->second, pod);
+    if (missing.empty()) {
+      // Idempotent: the same uid gets the allocation it already has (every container it
+      // holds, also those the request leaves out).
       outcome.admitted = true;
       outcome.containers = Holdings(known->second);
       return outcome;
     }
-    // Some containers were released while the pod stayed: kubelet's re-admission keeps what
-    // the others hold and allocates afresh for these (all of them or, refused, none).
+    // Some containers are not held yet (new, or released while the pod stayed): as kubelet's
+    // re-admission, the held ones keep what they hold and these are allocated (all of them
+    // or, refused, none).
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
                              admission::Admit(*policy_, allocation_, pod));
   if (!result.admitted) {
     outcome.reason = std::move(result.reason);
     outcome.message = std::move(result.message);
-    if (!released.empty()) {
+    if (!missing.empty()) {
       outcome.message += fmt::format(
-          " (pod {} stays admitted with what its other containers hold; released containers "
-          "{} were not allocated again)",
-          pod.uid, fmt::join(released, ", "));
+          " (pod {} stays admitted with what its containers hold; containers not held yet "
+          "were not allocated: {})",
+          pod.uid, fmt::join(missing, ", "));
     }
     return outcome;
   }
   state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
   if (known != records_.pods.end()) {
-    // Containers that stayed keep their runtime binding.
+    // Held containers keep their record as it was, binding included (the providers kept
+    // what they hold; only the new ones changed the state).
     for (state::ContainerRecord& c : record.containers) {
-      if (state::ContainerRecord* old = FindContainer(known->second, c.name)) {
-        c.container_id = old->container_id;
-        c.cgroup = old->cgroup;
-      }
+      if (const state::ContainerRecord* old = FindContainer(known->second, c.name)) c = *old;
+    }
+    // Held containers the request leaves out (a caller that sends the pod's containers one
+    // at a time) still hold what they hold: their records stay.
+    for (const state::ContainerRecord& old : known->second.containers) {
+      if (FindContainer(record, old.name) == nullptr) record.containers.push_back(old);
     }
   }
   allocation_ = std::move(result.new_state);
@@ -121,7 +132,7 @@ absl::StatusOr<admission::AdmissionResult> Ledger::Explain(const pod::Pod& pod) 
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
                              admission::Explain(*policy_, allocation_, pod));
   if (auto known = records_.pods.find(pod.uid);
-      known != records_.pods.end() && ReleasedContainers(known->second, pod).empty()) {
+      known != records_.pods.end() && NotHeldYet(known->second, pod).empty()) {
     // Admit answers an admitted uid with what it holds, without deciding again; so does the
     // decision here. kubelet's re-admission, which the hints show, can differ from it (e.g.
     // full-pcpus-only refuses before it looks at held CPUs).
@@ -171,7 +182,11 @@ absl::StatusOr<ContainerHoldings> Ledger::Bind(
 
 absl::Status Ledger::Release(const std::string& pod_uid,
                              const std::optional<std::string>& container,
-                             const ContainerHoldings* only_if_bound_to) {
+                             const ReleaseGuard* guard) {
+  if (guard && !container) {
+    return absl::InvalidArgumentError("container_id: only with container_name");
+  }
+  if (guard) TOPOLOGYD_RETURN_IF_ERROR(ValidateBindingRequest(guard->container_id, ""));
   auto it = records_.pods.find(pod_uid);
   if (it == records_.pods.end()) {
     return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
@@ -184,9 +199,18 @@ absl::Status Ledger::Release(const std::string& pod_uid,
       return absl::NotFoundError(
           fmt::format("pod {} has no admitted container \"{}\"", pod_uid, *container));
     }
-    if (only_if_bound_to && (c->container_id != only_if_bound_to->container_id ||
-                             c->cgroup != only_if_bound_to->cgroup)) {
+    if (guard && guard->cgroup &&
+        (c->container_id != guard->container_id || c->cgroup != *guard->cgroup)) {
       return absl::AbortedError(fmt::format("it has been bound to cgroup {} since", c->cgroup));
+    }
+    if (guard && c->container_id != guard->container_id) {
+      const std::string bound =
+          c->container_id.empty()
+              ? std::string("is not bound to a runtime container")
+              : fmt::format("is bound to runtime container {}", c->container_id);
+      return absl::FailedPreconditionError(
+          fmt::format("pod {} container \"{}\" {}, not {}; nothing was released", pod_uid,
+                      *container, bound, guard->container_id));
     }
     allocation_ = admission::Release(*policy_, allocation_, pod_uid, *container);
     containers.erase(c);
@@ -203,18 +227,24 @@ void Ledger::SetPolicy(std::shared_ptr<const admission::NodePolicy> policy) {
   policy_ = std::move(policy);
 }
 
-Allocations Ledger::List() const {
-  Allocations out;
-  out.state = records_;
-  out.shared_pool = allocation_.cpu.default_cpu_set;
-  if (policy_->cpu) out.reserved = policy_->cpu->reserved();
-  for (auto& [uid, pod] : out.state.pods) pod.containers = Holdings(pod);
-  return out;
+Allocations ListOf(state::State records, CpuSet reserved, CpuSet shared_pool) {
+  for (auto& [uid, pod] : records.pods) {
+    for (state::ContainerRecord& c : pod.containers) {
+      if (!c.exclusive) c.cpus = shared_pool;
+    }
+  }
+  return Allocations{.reserved = std::move(reserved),
+                     .shared_pool = std::move(shared_pool),
+                     .state = std::move(records)};
 }
+
+CpuSet Ledger::reserved() const { return policy_->cpu ? policy_->cpu->reserved() : CpuSet(); }
+
+Allocations Ledger::List() const { return ListOf(records_, reserved(), shared_pool()); }
 
 std::vector<NumaUsage> Ledger::PerNuma() const {
   const CpuSet exclusive = state::ExclusiveCpus(records_);
-  const CpuSet reserved = policy_->cpu ? policy_->cpu->reserved() : CpuSet();
+  const CpuSet reserved = this->reserved();
   const std::map<int, std::map<std::string, uint64_t>> memory = state::MemoryInUse(records_);
   std::vector<NumaUsage> out;
   for (const topology::NumaNode& node : policy_->topology->numa_nodes) {

@@ -40,12 +40,26 @@ struct AdmitOutcome {
   std::vector<ContainerHoldings> containers;  // when admitted
 };
 
+// A release of one container that holds only while the container is bound as given.
+struct ReleaseGuard {
+  // The runtime container id the container must be bound to. A caller that releases one
+  // instance of a restarted container (kubelet's garbage collection of the old one) must not
+  // release the instance that runs now: FAILED_PRECONDITION naming the id it is bound to.
+  std::string container_id;
+  // Also this cgroup, when set: reconcile decides from a snapshot, and an Allocate may have
+  // bound the container to a new, live cgroup since. ABORTED then.
+  std::optional<std::string> cgroup;
+};
+
 // Records with every shared-pool container showing the current pool, and the pools.
 struct Allocations {
   CpuSet reserved;
   CpuSet shared_pool;
   state::State state;
 };
+
+// `records` as List() shows them, with `shared_pool` as the pool shared-pool containers show.
+Allocations ListOf(state::State records, CpuSet reserved, CpuSet shared_pool);
 
 // One NUMA node's share of the node, for exports.
 struct NumaUsage {
@@ -84,10 +98,11 @@ class Ledger {
       const std::string& cgroup,
       const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup);
 
-  // Releases a pod, or one of its containers. NOT_FOUND for an unknown pod or container; with
-  // `only_if_bound_to`, ABORTED unless the container is still bound to that id and cgroup.
+  // Releases a pod, or one of its containers. NOT_FOUND for an unknown pod or container. With
+  // `guard` (one container only), nothing changes unless the container is bound as it says:
+  // see ReleaseGuard.
   absl::Status Release(const std::string& pod_uid, const std::optional<std::string>& container,
-                       const ContainerHoldings* only_if_bound_to = nullptr);
+                       const ReleaseGuard* guard = nullptr);
 
   // A reload's node policy (live keys only: what is held stays valid).
   void SetPolicy(std::shared_ptr<const admission::NodePolicy> policy);
@@ -96,6 +111,8 @@ class Ledger {
   uint64_t generation() const { return records_.generation; }
   size_t pod_count() const { return records_.pods.size(); }
   const CpuSet& shared_pool() const { return allocation_.cpu.default_cpu_set; }
+  // The reserved CPUs; empty without the static CPU policy.
+  CpuSet reserved() const;
   // The records as the checkpoint stores them.
   const state::State& Snapshot() const { return records_; }
   Allocations List() const;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <string_view>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -41,6 +42,15 @@ absl::StatusOr<pod::Pod> RequestPod(const engine::Engine& engine, const v1::Pod&
   return PodFromProto(in, engine.config()->limits.containers_per_pod);
 }
 
+// The INVALID_ARGUMENT message for request bytes that do not parse as `Request`.
+std::string UnparsableMessage(std::string_view method,
+                              const google::protobuf::Descriptor* request) {
+  return fmt::format(
+      "{}: the request does not parse as {} (malformed protobuf, or a string that is not valid "
+      "UTF-8)",
+      method, request->full_name());
+}
+
 void SetDuration(std::chrono::steady_clock::duration d, google::protobuf::Duration* out) {
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
   out->set_seconds(ns / 1000000000);
@@ -59,6 +69,30 @@ TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* p
   ParseRequestsOf("ListAllocations", &TopologydService::ListAllocations);
   ParseRequestsOf("GetTopology", &TopologydService::GetTopology);
   ParseRequestsOf("Status", &TopologydService::Status);
+  // WatchAllocations streams: the same parsing, with a stream that ends at once for bytes that
+  // do not parse.
+  using Watch = v1::ListAllocationsResponse;
+  const int watch = MethodIndex(v1::Topologyd::service_full_name(), "WatchAllocations",
+                                v1::WatchAllocationsRequest::descriptor(), Watch::descriptor());
+  MarkMethodCallback(
+      watch,
+      new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer, Watch>(
+          [this](grpc::CallbackServerContext* context,
+                 const grpc::ByteBuffer* bytes) -> grpc::ServerWriteReactor<Watch>* {
+            v1::WatchAllocationsRequest request;
+            grpc::ByteBuffer copy(*bytes);  // Deserialize consumes its buffer
+            if (grpc::SerializationTraits<v1::WatchAllocationsRequest>::Deserialize(&copy, &request)
+                    .ok()) {
+              return WatchAllocations(context, &request);
+            }
+            grpc::Status allowed = CheckPeer(*context);
+            in_flight_->fetch_add(1);
+            return AllocationsWatch::Refuse(
+                allowed.ok() ? InvalidArgument(UnparsableMessage(
+                                   "WatchAllocations", v1::WatchAllocationsRequest::descriptor()))
+                             : allowed,
+                [in_flight = in_flight_] { in_flight->fetch_sub(1); });
+          }));
 }
 
 template <class Request, class Response>
@@ -68,14 +102,11 @@ void TopologydService::ParseRequestsOf(
                                                            const Request*, Response*)) {
   const std::string service = v1::Topologyd::service_full_name();
   int index = MethodIndex(service, method, Request::descriptor(), Response::descriptor());
-  auto unparsable =
-      [this, message = fmt::format("{}: the request does not parse as {} (malformed protobuf, or a "
-                                   "string that is not valid UTF-8)",
-                                   method, Request::descriptor()->full_name())](
-          grpc::CallbackServerContext* context) {
-        grpc::Status allowed = CheckPeer(*context);
-        return allowed.ok() ? InvalidArgument(message) : allowed;
-      };
+  auto unparsable = [this, message = UnparsableMessage(method, Request::descriptor())](
+                        grpc::CallbackServerContext* context) {
+    grpc::Status allowed = CheckPeer(*context);
+    return allowed.ok() ? InvalidArgument(message) : allowed;
+  };
   MarkMethodCallback(index,
                      ParsingUnaryHandler<Request, Response>(
                          unparsable, [this, handler](grpc::CallbackServerContext* context,
@@ -270,6 +301,10 @@ grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext*
                                                     v1::ReleaseResponse* response) {
   std::optional<std::string> container;
   if (!request->container_name().empty()) container = request->container_name();
+  std::optional<ledger::ReleaseGuard> guard;
+  if (!request->container_id().empty()) {
+    guard = ledger::ReleaseGuard{.container_id = request->container_id(), .cgroup = std::nullopt};
+  }
   return AnswerWhenDurable<uint64_t>(
       context,
       [&] {
@@ -280,10 +315,12 @@ grpc::ServerUnaryReactor* TopologydService::Release(grpc::CallbackServerContext*
         if (container) {
           return CheckField("container_name", pod::ValidateContainerName(*container));
         }
+        if (guard) return InvalidArgument("container_id: only with container_name");
         return grpc::Status::OK;
       },
       [&](engine::Completion<uint64_t> done) {
-        engine_->ReleaseAsync(request->pod_uid(), container, std::move(done));
+        engine_->ReleaseAsync(request->pod_uid(), container, guard ? &*guard : nullptr,
+                              std::move(done));
       },
       [response](const uint64_t& generation) { response->set_state_generation(generation); });
 }
@@ -295,6 +332,52 @@ grpc::ServerUnaryReactor* TopologydService::ListAllocations(grpc::CallbackServer
     AllocationsToProto(engine_->ListAllocations(), response);
     return grpc::Status::OK;
   });
+}
+
+grpc::ServerWriteReactor<v1::ListAllocationsResponse>* TopologydService::WatchAllocations(
+    grpc::CallbackServerContext* context, const v1::WatchAllocationsRequest*) {
+  // Counted until the stream has ended, so a stopping daemon waits for the UNAVAILABLE it
+  // sends to go out.
+  in_flight_->fetch_add(1);
+  if (grpc::Status allowed = CheckPeer(*context); !allowed.ok()) {
+    return AllocationsWatch::Refuse(allowed, [in_flight = in_flight_] { in_flight->fetch_sub(1); });
+  }
+  uint64_t id;
+  {
+    absl::MutexLock lock(&watches_mu_);
+    id = next_watch_++;
+  }
+  std::shared_ptr<AllocationsWatch> watch = AllocationsWatch::Create(
+      engine_, {.check_peer = [this, context] { return CheckPeer(*context); },
+                .on_done =
+                    [this, id, in_flight = in_flight_] {
+                      {
+                        absl::MutexLock lock(&watches_mu_);
+                        watches_.erase(id);
+                      }
+                      in_flight->fetch_sub(1);
+                    }});
+  std::optional<std::string> stopping;
+  {
+    absl::MutexLock lock(&watches_mu_);
+    stopping = stopping_;
+    if (!stopping) watches_.emplace(id, watch);
+  }
+  if (stopping) watch->End(grpc::Status(grpc::StatusCode::UNAVAILABLE, *stopping));
+  watch->Begin();
+  return watch.get();
+}
+
+void TopologydService::EndWatches(const std::string& why) {
+  std::vector<std::shared_ptr<AllocationsWatch>> ending;
+  {
+    absl::MutexLock lock(&watches_mu_);
+    stopping_ = why;
+    for (const auto& [id, weak] : watches_) {
+      if (std::shared_ptr<AllocationsWatch> watch = weak.lock()) ending.push_back(watch);
+    }
+  }
+  for (const auto& watch : ending) watch->End(grpc::Status(grpc::StatusCode::UNAVAILABLE, why));
 }
 
 }  // namespace topologyd::rpc

@@ -10,10 +10,16 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
 #include "lib/engine/engine.h"
+#include "lib/rpc/allocations_watch.h"
 #include "lib/rpc/parsing_handler.h"
 #include "lib/rpc/peer_credentials.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
@@ -23,7 +29,8 @@ namespace topologyd::rpc {
 // Every RPC uses gRPC's callback API. A change (Admit, Allocate, Release) is decided in the
 // handler, which hands its reply to the Engine's group commit and returns: the reply is sent
 // from the checkpoint writer once the checkpoint holding it is durable, so no thread sits
-// blocked per call while the checkpoint is written. Reads answer at once.
+// blocked per call while the checkpoint is written. Reads answer at once. WatchAllocations
+// streams from the Engine's checkpoint writer (AllocationsWatch).
 using TopologydCallbackService = topologyd::v1::Topologyd::CallbackService;
 
 class TopologydService final : public TopologydCallbackService {
@@ -39,6 +46,7 @@ class TopologydService final : public TopologydCallbackService {
   using TopologydCallbackService::ListAllocations;
   using TopologydCallbackService::Release;
   using TopologydCallbackService::Status;
+  using TopologydCallbackService::WatchAllocations;
 
   grpc::ServerUnaryReactor* Admit(grpc::CallbackServerContext* context,
                                   const topologyd::v1::AdmitRequest* request,
@@ -61,6 +69,14 @@ class TopologydService final : public TopologydCallbackService {
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const topologyd::v1::StatusRequest* request,
                                    topologyd::v1::StatusResponse* response) override;
+
+  grpc::ServerWriteReactor<topologyd::v1::ListAllocationsResponse>* WatchAllocations(
+      grpc::CallbackServerContext* context,
+      const topologyd::v1::WatchAllocationsRequest* request) override;
+
+  // Ends every WatchAllocations stream with UNAVAILABLE and `why`, and every one started
+  // later at once: the daemon is stopping. Streams count in InFlight() until they have ended.
+  void EndWatches(const std::string& why) ABSL_LOCKS_EXCLUDED(watches_mu_);
 
   // Calls started and not finished yet; the daemon waits for this to reach 0 when stopping.
   int InFlight() const { return in_flight_->load(); }
@@ -98,6 +114,12 @@ class TopologydService final : public TopologydCallbackService {
   // the last reply can let the server (and this object) go while its Finish still returns.
   const std::shared_ptr<std::atomic<int>> in_flight_ = std::make_shared<std::atomic<int>>(0);
   uid_t daemon_uid_;
+
+  absl::Mutex watches_mu_;
+  // Set by EndWatches: why new streams end at once.
+  std::optional<std::string> stopping_ ABSL_GUARDED_BY(watches_mu_);
+  std::map<uint64_t, std::weak_ptr<AllocationsWatch>> watches_ ABSL_GUARDED_BY(watches_mu_);
+  uint64_t next_watch_ ABSL_GUARDED_BY(watches_mu_) = 1;
 };
 
 }  // namespace topologyd::rpc

@@ -2,7 +2,8 @@
 // release round trips, idempotent Admit, refusals as replies, and the status codes a shim
 // relies on (INVALID_ARGUMENT naming the field or, for bytes that do not parse, the method;
 // NOT_FOUND; RESOURCE_EXHAUSTED and the bounds on a pod's size), plus the standard health
-// service and how failing checkpoint writes show.
+// service and how failing checkpoint writes show; admitting a pod's containers one at a time,
+// releasing one runtime instance of a container, and WatchAllocations streams.
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
@@ -109,6 +111,29 @@ class GrpcApiTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
     return false;
+  }
+
+  // A context for a stream: the deadline only ends a stuck test.
+  static std::unique_ptr<grpc::ClientContext> StreamContext() {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() + seconds(120));
+    return context;
+  }
+
+  v1::ListAllocationsResponse List() {
+    v1::ListAllocationsResponse list;
+    grpc::Status s = stub_->ListAllocations(Context().get(), {}, &list);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return list;
+  }
+
+  v1::AdmitResponse Admit(const v1::Pod& pod) {
+    v1::AdmitRequest request;
+    *request.mutable_pod() = pod;
+    v1::AdmitResponse response;
+    grpc::Status s = stub_->Admit(Context().get(), request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response;
   }
 
   TempDir dir_;
@@ -228,8 +253,8 @@ TEST_F(GrpcApiTest, RequestsThatDoNotParseAreInvalidArguments) {
   EXPECT_THAT(status.error_message(), HasSubstr("Admit: the request does not parse as "
                                                 "topologyd.v1.AdmitRequest"));
   // A field header announcing more bytes than follow.
-  for (const char* method :
-       {"Allocate", "Release", "Explain", "ListAllocations", "GetTopology", "Status"}) {
+  for (const char* method : {"Allocate", "Release", "Explain", "ListAllocations", "GetTopology",
+                             "Status", "WatchAllocations"}) {
     std::tie(status, reply) =
         RawCall(fmt::format("/topologyd.v1.Topologyd/{}", method), "\x0a\x7f\xff\xff");
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method;
@@ -380,6 +405,201 @@ TEST_F(GrpcApiTest, UnknownPodsAreNotFoundAndEscapingCgroupsAreRefused) {
   allocate.set_cgroup("kubepods/p2");
   EXPECT_EQ(stub_->Allocate(Context().get(), allocate, &bound).error_code(),
             grpc::StatusCode::NOT_FOUND);
+}
+
+v1::Container CpuContainer(const std::string& name, const std::string& cpu) {
+  v1::Container c;
+  c.set_name(name);
+  (*c.mutable_requests())["cpu"] = cpu;
+  (*c.mutable_requests())["memory"] = "128Mi";
+  *c.mutable_limits() = c.requests();
+  return c;
+}
+
+// A shim that learns a pod's containers one at a time admits each into the admitted pod: the
+// containers it holds keep what they hold, the new one gets its own, and a refusal of the new
+// one leaves the others as they were.
+TEST_F(GrpcApiTest, AdmittingContainersOneAtATime) {
+  v1::Pod pod = GuaranteedPod("p1", "2");
+  const v1::AdmitResponse a = Admit(pod);
+  ASSERT_TRUE(a.admitted()) << a.message();
+  ASSERT_EQ(a.containers_size(), 1);
+
+  v1::Pod refused_pod = pod;
+  *refused_pod.add_containers() = CpuContainer("big", "64");
+  const v1::AdmitResponse refused = Admit(refused_pod);
+  EXPECT_FALSE(refused.admitted());
+  EXPECT_THAT(refused.message(), HasSubstr("containers not held yet were not allocated: big"));
+  v1::ListAllocationsResponse list = List();
+  ASSERT_EQ(list.pods_size(), 1);
+  ASSERT_EQ(list.pods(0).containers_size(), 1);
+  EXPECT_EQ(list.pods(0).containers(0).cpus(), a.containers(0).cpus());
+
+  *pod.add_containers() = CpuContainer("b", "2");
+  const v1::AdmitResponse both = Admit(pod);
+  ASSERT_TRUE(both.admitted()) << both.message();
+  EXPECT_GT(both.state_generation(), a.state_generation());
+  ASSERT_EQ(both.containers_size(), 2);
+  EXPECT_EQ(both.containers(0).name(), "app");
+  EXPECT_EQ(both.containers(0).cpus(), a.containers(0).cpus()) << "app keeps its CPUs";
+  EXPECT_EQ(both.containers(1).name(), "b");
+  EXPECT_TRUE(both.containers(1).exclusive());
+  EXPECT_NE(both.containers(1).cpus(), a.containers(0).cpus());
+
+  // Sending {app} again answers with every container the pod holds, changing nothing.
+  const v1::AdmitResponse again = Admit(GuaranteedPod("p1", "2"));
+  ASSERT_TRUE(again.admitted());
+  EXPECT_EQ(again.state_generation(), both.state_generation());
+  ASSERT_EQ(again.containers_size(), 2);
+  EXPECT_EQ(again.containers(1).cpus(), both.containers(1).cpus());
+}
+
+// kubelet's garbage collection removes the old instance of a restarted container while the
+// new one runs: a release naming the old runtime container id changes nothing.
+TEST_F(GrpcApiTest, ReleaseOnlyTheBoundRuntimeInstance) {
+  ASSERT_TRUE(Admit(GuaranteedPod("p1", "2")).admitted());
+  v1::AllocateRequest allocate;
+  allocate.set_pod_uid("p1");
+  allocate.set_container_name("app");
+  allocate.set_container_id("new");
+  allocate.set_cgroup("kubepods/podp1/new");
+  v1::AllocateResponse bound;
+  ASSERT_TRUE(stub_->Allocate(Context().get(), allocate, &bound).ok());
+  const uint64_t generation = List().state_generation();
+
+  v1::ReleaseRequest release;
+  release.set_pod_uid("p1");
+  release.set_container_name("app");
+  release.set_container_id("old");
+  v1::ReleaseResponse released;
+  grpc::Status s = stub_->Release(Context().get(), release, &released);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("is bound to runtime container new, not old"));
+  v1::ListAllocationsResponse list = List();
+  EXPECT_EQ(list.state_generation(), generation);
+  ASSERT_EQ(list.pods_size(), 1);
+  EXPECT_EQ(list.pods(0).containers(0).container_id(), "new");
+
+  // Unknown pods and containers stay NOT_FOUND; an id needs a container; ids are checked.
+  release.set_pod_uid("nobody");
+  EXPECT_EQ(stub_->Release(Context().get(), release, &released).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  release.set_pod_uid("p1");
+  release.set_container_name("other");
+  EXPECT_EQ(stub_->Release(Context().get(), release, &released).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  release.set_container_name("");
+  s = stub_->Release(Context().get(), release, &released);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("container_id: only with container_name"));
+  release.set_container_name("app");
+  release.set_container_id("../x");
+  s = stub_->Release(Context().get(), release, &released);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("container_id"));
+  EXPECT_EQ(List().pods_size(), 1);
+
+  release.set_container_id("new");
+  s = stub_->Release(Context().get(), release, &released);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_GT(released.state_generation(), generation);
+  EXPECT_EQ(List().pods_size(), 0);
+}
+
+bool SameAllocations(const v1::ListAllocationsResponse& a, const v1::ListAllocationsResponse& b) {
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+}
+
+TEST_F(GrpcApiTest, WatchAllocationsSendsTheStateThenEachDurableChange) {
+  auto context = StreamContext();
+  auto stream = stub_->WatchAllocations(context.get(), {});
+  v1::ListAllocationsResponse message;
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_TRUE(SameAllocations(message, List())) << message.DebugString();
+  EXPECT_EQ(message.pods_size(), 0);
+  const std::string all = message.shared_pool();  // kubelet's shared pool holds the reserved CPUs
+  EXPECT_EQ(all, "0-15");
+
+  const v1::AdmitResponse admitted = Admit(GuaranteedPod("p1", "2"));
+  ASSERT_TRUE(admitted.admitted());
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_EQ(message.state_generation(), admitted.state_generation());
+  ASSERT_EQ(message.pods_size(), 1);
+  EXPECT_EQ(message.pods(0).containers(0).cpus(), admitted.containers(0).cpus());
+  EXPECT_NE(message.shared_pool(), all) << "the shared pool shrank";
+  EXPECT_EQ(message.shared_pool(), List().shared_pool());
+
+  // An Admit that changes nothing sends nothing; the next change does.
+  ASSERT_TRUE(Admit(GuaranteedPod("p1", "2")).admitted());
+  v1::ReleaseRequest release;
+  release.set_pod_uid("p1");
+  v1::ReleaseResponse released;
+  ASSERT_TRUE(stub_->Release(Context().get(), release, &released).ok());
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_EQ(message.state_generation(), released.state_generation());
+  EXPECT_EQ(message.pods_size(), 0);
+  EXPECT_EQ(message.shared_pool(), all);
+
+  // The client cancels: the stream ends, and the daemon serves on.
+  context->TryCancel();
+  while (stream->Read(&message)) {
+  }
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(Admit(GuaranteedPod("p2", "1")).admitted());
+  v1::StatusResponse status;
+  EXPECT_TRUE(stub_->Status(Context().get(), {}, &status).ok());
+}
+
+// A watcher that does not read while the state changes many times gets the newest state in
+// the end, and at most one message per change (fewer when writes were coalesced).
+TEST_F(GrpcApiTest, AWatcherThatFallsBehindGetsTheNewestState) {
+  auto context = StreamContext();
+  auto stream = stub_->WatchAllocations(context.get(), {});
+  v1::ListAllocationsResponse message;
+  ASSERT_TRUE(stream->Read(&message));
+  constexpr int kChanges = 40;
+  uint64_t last = 0;
+  for (int i = 0; i < kChanges; ++i) {
+    const v1::AdmitResponse admitted = Admit(GuaranteedPod(fmt::format("p{}", i % 5), "1"));
+    if (admitted.admitted()) last = admitted.state_generation();
+    if (i % 5 == 4) {
+      for (int j = i - 4; j <= i; ++j) {
+        v1::ReleaseRequest release;
+        release.set_pod_uid(fmt::format("p{}", j % 5));
+        v1::ReleaseResponse released;
+        ASSERT_TRUE(stub_->Release(Context().get(), release, &released).ok());
+        last = released.state_generation();
+      }
+    }
+  }
+  ASSERT_TRUE(Admit(GuaranteedPod("final", "3")).admitted());
+  const v1::ListAllocationsResponse newest = List();
+  ASSERT_GT(newest.state_generation(), last);
+  int messages = 0;
+  uint64_t previous = message.state_generation();
+  while (message.state_generation() < newest.state_generation()) {
+    ASSERT_TRUE(stream->Read(&message));
+    ++messages;
+    EXPECT_GT(message.state_generation(), previous) << "generations only grow";
+    previous = message.state_generation();
+  }
+  EXPECT_TRUE(SameAllocations(message, newest)) << message.DebugString();
+  EXPECT_LE(messages, static_cast<int>(newest.state_generation()));
+  context->TryCancel();
+}
+
+TEST_F(GrpcApiTest, WatchAllocationsEndsUnavailableWhenTheDaemonStops) {
+  auto context = StreamContext();
+  auto stream = stub_->WatchAllocations(context.get(), {});
+  v1::ListAllocationsResponse message;
+  ASSERT_TRUE(stream->Read(&message));
+  daemon_.Signal(SIGTERM);
+  while (stream->Read(&message)) {
+  }
+  const grpc::Status ended = stream->Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAVAILABLE) << ended.error_message();
+  EXPECT_THAT(ended.error_message(), HasSubstr("shutting down"));
+  EXPECT_EQ(daemon_.WaitForExit(seconds(30)), 0) << ReadFile(dir_.File("log"));
 }
 
 TEST_F(GrpcApiTest, HealthServiceReportsServing) {

@@ -98,13 +98,83 @@ TEST_F(LedgerTest, ReleasesOnlyWhatIsStillBoundWhenAsked) {
   Ledger ledger = Empty();
   ASSERT_TRUE(ledger.Admit(Pod("p1", {Ctr("a", {{"cpu", "2"}, {"memory", "1Gi"}})})).ok());
   ASSERT_TRUE(ledger.Bind("p1", "a", "c1", "old/cgroup", Cgroup).ok());
-  state::ContainerRecord seen = ledger.Snapshot().pods.at("p1").containers[0];
+  const state::ContainerRecord seen = ledger.Snapshot().pods.at("p1").containers[0];
+  const ReleaseGuard still_bound{.container_id = seen.container_id, .cgroup = seen.cgroup};
   ASSERT_TRUE(ledger.Bind("p1", "a", "c2", "new/cgroup", Cgroup).ok());
-  EXPECT_EQ(ledger.Release("p1", "a", &seen).code(), absl::StatusCode::kAborted);
+  const uint64_t generation = ledger.generation();
+  EXPECT_EQ(ledger.Release("p1", "a", &still_bound).code(), absl::StatusCode::kAborted);
+  // By runtime container id alone: the old instance is not the one bound, so nothing changes.
+  const ReleaseGuard old_instance{.container_id = "c1", .cgroup = std::nullopt};
+  absl::Status refused = ledger.Release("p1", "a", &old_instance);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("is bound to runtime container c2, not c1"));
+  EXPECT_EQ(ledger.generation(), generation);
+  EXPECT_EQ(ledger.Snapshot().pods.at("p1").containers.size(), 1u);
+  EXPECT_EQ(ledger.Release("p9", "a", &old_instance).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ledger.Release("p1", "b", &old_instance).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ledger.Release("p1", std::nullopt, &old_instance).code(),
+            absl::StatusCode::kInvalidArgument);
+  const ReleaseGuard bad_id{.container_id = "../x", .cgroup = std::nullopt};
+  EXPECT_EQ(ledger.Release("p1", "a", &bad_id).code(), absl::StatusCode::kInvalidArgument);
+  const ReleaseGuard current{.container_id = "c2", .cgroup = std::nullopt};
+  ASSERT_TRUE(ledger.Release("p1", "a", &current).ok());
+  EXPECT_EQ(ledger.generation(), generation + 1);
+  ASSERT_TRUE(ledger.Admit(Pod("p1", {Ctr("a", {{"cpu", "2"}, {"memory", "1Gi"}})})).ok());
   ASSERT_TRUE(ledger.Release("p1", "a").ok());
   EXPECT_TRUE(ledger.Snapshot().pods.empty());
   EXPECT_EQ(ledger.shared_pool(), policy_->empty_state.cpu.default_cpu_set);
   EXPECT_EQ(ledger.Release("p1", std::nullopt).code(), absl::StatusCode::kNotFound);
+}
+
+// A caller that learns a pod's containers one at a time admits each as it comes: the
+// containers the pod does not hold yet are allocated, the held ones keep what they hold.
+TEST_F(LedgerTest, AdmittingAContainerNotHeldYetKeepsTheOthers) {
+  Ledger ledger = Empty();
+  const pod::Container a = Ctr("a", {{"cpu", "2"}, {"memory", "1Gi"}});
+  const pod::Container b = Ctr("b", {{"cpu", "2"}, {"memory", "1Gi"}});
+  auto first = ledger.Admit(Pod("p1", {a}));
+  ASSERT_TRUE(first.ok() && first->admitted);
+  ASSERT_TRUE(ledger.Bind("p1", "a", "ca", "pod/ca", Cgroup).ok());
+  const state::ContainerRecord held_a = ledger.Snapshot().pods.at("p1").containers[0];
+  const uint64_t generation = ledger.generation();
+
+  auto both = ledger.Admit(Pod("p1", {a, b}));
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_TRUE(both->admitted) << both->message;
+  EXPECT_EQ(ledger.generation(), generation + 1);
+  ASSERT_EQ(both->containers.size(), 2u);
+  EXPECT_EQ(both->containers[0], held_a) << "a keeps its CPUs and its binding";
+  EXPECT_EQ(both->containers[1].name, "b");
+  EXPECT_EQ(both->containers[1].cpus.Size(), 2);
+  EXPECT_FALSE(both->containers[1].cpus.Intersects(held_a.cpus));
+  EXPECT_FALSE(ledger.shared_pool().Intersects(both->containers[1].cpus));
+
+  // Sending {a} again (or {b} alone) answers with every container the pod holds.
+  auto again = ledger.Admit(Pod("p1", {a}));
+  ASSERT_TRUE(again.ok() && again->admitted);
+  EXPECT_EQ(again->containers, both->containers);
+  EXPECT_EQ(ledger.generation(), generation + 1);
+
+  // A container sent alone, without the held ones: they keep their records.
+  auto c = ledger.Admit(Pod("p1", {Ctr("c", {{"cpu", "1"}, {"memory", "1Gi"}})}));
+  ASSERT_TRUE(c.ok() && c->admitted) << c->message;
+  ASSERT_EQ(ledger.Snapshot().pods.at("p1").containers.size(), 3u);
+  EXPECT_EQ(ledger.generation(), generation + 2);
+}
+
+TEST_F(LedgerTest, ARefusedContainerNotHeldYetLeavesTheHeldOnesIntact) {
+  Ledger ledger = Empty();
+  const pod::Container a = Ctr("a", {{"cpu", "2"}, {"memory", "1Gi"}});
+  ASSERT_TRUE(ledger.Admit(Pod("p1", {a})).ok());
+  const state::State before = ledger.Snapshot();
+  const CpuSet pool = ledger.shared_pool();
+  auto refused = ledger.Admit(Pod("p1", {a, Ctr("b", {{"cpu", "64"}, {"memory", "1Gi"}})}));
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_FALSE(refused->admitted);
+  EXPECT_THAT(refused->message, HasSubstr("pod p1 stays admitted with what its containers hold; "
+                                          "containers not held yet were not allocated: b"));
+  EXPECT_EQ(ledger.Snapshot(), before);
+  EXPECT_EQ(ledger.shared_pool(), pool);
 }
 
 TEST_F(LedgerTest, PerNumaCountsExclusiveReservedAndMemory) {
