@@ -54,12 +54,6 @@ const nlohmann::json* JsonPath(const nlohmann::json& root,
   return node;
 }
 
-int64_t JsonInt(const nlohmann::json* resources, const char* key) {
-  if (resources == nullptr || !resources->contains(key)) return 0;
-  const nlohmann::json& v = (*resources)[key];
-  return v.is_number_integer() ? v.get<int64_t>() : 0;
-}
-
 }  // namespace
 
 CriHandlers::CriHandlers(const ShimConfig& config, TopologydClient* topologyd,
