@@ -746,6 +746,72 @@ TEST_F(EngineTest, FailedCheckpointWriteAcknowledgesNothingAndRetries) {
   EXPECT_EQ(Logged(error_log_).size(), 1u);
 }
 
+// Watchers see each state once it is durable, never a change whose write failed, and nothing
+// once they stopped watching.
+TEST_F(EngineTest, WatchersGetEachDurableStateOnlyOnceItIsOnDisk) {
+  state::FaultInjectingFileSystem faulty(&posix_);
+  auto engine = StartEngine(&faulty);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  struct Seen {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<DurableAllocations> states;  // guarded by mu
+
+    AllocationsListener Listener() {
+      return [this](DurableAllocations state) {
+        std::lock_guard<std::mutex> lock(mu);
+        states.push_back(std::move(state));
+        cv.notify_all();
+      };
+    }
+    // Waits (the deadline only ends a stuck test) until `generation` was seen.
+    bool WaitFor(uint64_t generation) {
+      std::unique_lock<std::mutex> lock(mu);
+      return cv.wait_for(lock, std::chrono::seconds(60), [&] {
+        return !states.empty() && states.back()->state.generation >= generation;
+      });
+    }
+    size_t count() {
+      std::lock_guard<std::mutex> lock(mu);
+      return states.size();
+    }
+  };
+  Seen seen;
+  const AllocationsWatch watch = (*engine)->WatchAllocations(seen.Listener());
+  EXPECT_EQ(watch.current->state.generation, 0u);
+  EXPECT_TRUE(watch.current->state.pods.empty());
+  EXPECT_EQ(watch.current->shared_pool, CpuSet::Range(0, 15));
+
+  auto admitted = (*engine)->Admit(MakePod("p1", "2"));
+  ASSERT_TRUE(admitted.ok()) << admitted.status();
+  ASSERT_TRUE(seen.WaitFor(admitted->generation));
+  {
+    std::lock_guard<std::mutex> lock(seen.mu);
+    ASSERT_EQ(seen.states.size(), 1u);
+    const AllocationsView& state = *seen.states.back();
+    EXPECT_EQ(state.state.generation, admitted->generation);
+    ASSERT_EQ(state.state.pods.count("p1"), 1u);
+    EXPECT_EQ(state.state.pods.at("p1").containers[0].cpus, admitted->containers[0].cpus);
+    EXPECT_FALSE(state.shared_pool.Intersects(admitted->containers[0].cpus));
+  }
+
+  faulty.ResetCountForTest();
+  faulty.FailOperation(1, ENOSPC);
+  EXPECT_EQ((*engine)->Admit(MakePod("p2", "2")).status().code(), absl::StatusCode::kUnavailable);
+  auto retried = (*engine)->Admit(MakePod("p2", "2"));
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  ASSERT_TRUE(seen.WaitFor(retried->generation));
+  EXPECT_EQ(seen.count(), 2u) << "the failed write told no one";
+
+  (*engine)->StopWatchingAllocations(watch.id);
+  Seen other;
+  (*engine)->WatchAllocations(other.Listener());
+  auto released = (*engine)->Release("p1", std::nullopt);
+  ASSERT_TRUE(released.ok()) << released.status();
+  ASSERT_TRUE(other.WaitFor(*released));
+  EXPECT_EQ(seen.count(), 2u);
+}
+
 // A write in progress is shown; it is a health problem only once it runs too long.
 TEST_F(EngineTest, ACheckpointWriteInProgressIsHealthyUntilItStalls) {
   GatedFileSystem gated(&posix_);
