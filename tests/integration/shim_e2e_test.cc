@@ -1,0 +1,533 @@
+// topologyd-shim end to end: a private containerd, a real topologyd on this host's cgroup v1
+// cpuset hierarchy, and the shim between them; a kubelet emulator talks to the shim. After each
+// step the container's process, its cgroup and the runtime's stored resources must show the
+// CPUs topologyd's ListAllocations reports. Skips as the containerd harness does.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include "lib/pod/pod.h"
+#include "tests/integration/process.h"
+#include "tests/support/containerd/containerd_instance.h"
+#include "tests/support/containerd/host_checks.h"
+#include "tests/support/containerd/kubelet_emulator.h"
+#include "topologyd/v1/topologyd.grpc.pb.h"
+
+namespace topologyd::testing::containerd {
+namespace {
+
+namespace cri = runtime::v1;
+namespace v1 = ::topologyd::v1;
+using std::chrono::seconds;
+
+#define ASSERT_GRPC_OK(expr)                                        \
+  do {                                                              \
+    const grpc::Status grpc_status_ = (expr);                       \
+    ASSERT_TRUE(grpc_status_.ok()) << grpc_status_.error_message(); \
+  } while (false)
+
+// Asynchronous effects (the pushed shared pool, a restart) get this long; a test fails only
+// when one is stuck.
+constexpr auto kPatience = seconds(60);
+
+pod::Quantity Q(const char* text) { return *pod::Quantity::Parse(text); }
+
+pod::Container Guaranteed(const char* name, const char* cpu, const char* memory) {
+  return {name, false, {}, {{"cpu", Q(cpu)}, {"memory", Q(memory)}}};
+}
+
+pod::Container Burstable(const char* name, const char* cpu) {
+  return {name, false, {{"cpu", Q(cpu)}}, {}};
+}
+
+pod::Pod OnePod(const std::string& uid, std::vector<pod::Container> containers) {
+  pod::Pod pod;
+  pod.uid = uid;
+  pod.namespace_name = "default";
+  pod.name = "pod-" + uid;
+  pod.containers = std::move(containers);
+  return pod;
+}
+
+std::string Str(const absl::StatusOr<std::string>& value) {
+  return value.ok() ? *value : "<" + value.status().ToString() + ">";
+}
+
+std::string ShimBinary() { return std::string(TOPOLOGYD_BINARY_DIR) + "/shim/topologyd-shim"; }
+
+// The shim as a child process, output to a log file.
+class ShimProcess {
+ public:
+  ~ShimProcess() { Kill(SIGKILL); }
+  void Start(const std::vector<std::string>& argv, const std::string& log_path) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      ::dup2(log, 1);
+      ::dup2(log, 2);
+      std::vector<char*> args;
+      for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+      args.push_back(nullptr);
+      ::execv(args[0], args.data());
+      ::_exit(127);
+    }
+  }
+  // Signals it and waits for it to exit (SIGKILL after 10 s).
+  void Kill(int sig) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, sig);
+    for (int i = 0; i < 500; ++i) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  bool alive() { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+bool PollUntil(const std::function<bool()>& done, std::chrono::seconds patience = kPatience) {
+  const auto until = std::chrono::steady_clock::now() + patience;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
+class ShimE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string reason = ContainerdSkipReason(); !reason.empty()) GTEST_SKIP() << reason;
+    auto socket = containerd_.Start();
+    ASSERT_TRUE(socket.ok()) << socket.status();
+    containerd_socket_ = *socket;
+    WriteFile(dir_.File("topologyd.yaml"),
+              "listen: unix://" + TopologydSocket() +
+                  "\n"
+                  "allowedPeers: {uids: [0]}\n"
+                  "stateDir: " +
+                  dir_.File("state") +
+                  "\n"
+                  "topology: {source: live}\n"
+                  "cpuManagerPolicy: static\n"
+                  "reservedSystemCPUs: \"0\"\n"
+                  "topologyManagerPolicy: best-effort\n"
+                  "memoryManagerPolicy: None\n"
+                  "cgroup: {root: /sys/fs/cgroup/cpuset, driver: cgroupfs, version: v1, "
+                  "apply: true}\n"
+                  "reconcilePeriod: 1s\n");
+    WriteFile(dir_.File("shim.yaml"), "podSpec: {sources: " + sources_ +
+                                          "}\n"
+                                          "resync: {period: 1s}\n"
+                                          "topologydTimeout: 3s\n");
+    ASSERT_NO_FATAL_FAILURE(StartTopologyd());
+    ASSERT_NO_FATAL_FAILURE(StartShim());
+    kubelet_ =
+        std::make_unique<KubeletEmulator>(EmulatorOptions{.endpoint = "unix://" + ShimSocket(),
+                                                          .fallback_endpoint = containerd_socket_,
+                                                          .image = containerd_.image_id()});
+  }
+
+  void TearDown() override {
+    if (kubelet_ != nullptr) {
+      EXPECT_TRUE(kubelet_->Cleanup().ok());
+    }
+    if (HasFailure()) {
+      std::cout << "--- topologyd log\n"
+                << ReadFile(dir_.File("topologyd.log")) << "--- shim log\n"
+                << ReadFile(dir_.File("shim.log"));
+    }
+  }
+
+  std::string TopologydSocket() const { return dir_.File("topologyd.sock"); }
+  std::string ShimSocket() const { return dir_.File("shim.sock"); }
+
+  void StartTopologyd() {
+    topologyd_ = std::make_unique<DaemonProcess>();
+    topologyd_->Start(dir_.File("topologyd.yaml"), dir_.File("topologyd.log"));
+    channel_ = grpc::CreateChannel("unix:" + TopologydSocket(), grpc::InsecureChannelCredentials());
+    stub_ = v1::Topologyd::NewStub(channel_);
+    ASSERT_TRUE(PollUntil([&] {
+      v1::ListAllocationsResponse response;
+      return Allocations(&response).ok();
+    })) << ReadFile(dir_.File("topologyd.log"));
+  }
+
+  void StopTopologyd() {
+    topologyd_->Signal(SIGTERM);
+    ASSERT_TRUE(topologyd_->WaitForExit(seconds(30)).has_value());
+  }
+
+  void StartShim() {
+    shim_.Start({ShimBinary(), "--config", dir_.File("shim.yaml"), "--listen",
+                 "unix://" + ShimSocket(), "--runtime-endpoint", "unix://" + containerd_socket_,
+                 "--topologyd-socket", TopologydSocket()},
+                dir_.File("shim.log"));
+    auto channel = grpc::CreateChannel("unix:" + ShimSocket(), grpc::InsecureChannelCredentials());
+    auto runtime = cri::RuntimeService::NewStub(channel);
+    ASSERT_TRUE(PollUntil([&] {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + seconds(2));
+      cri::VersionResponse version;
+      return shim_.alive() && runtime->Version(&context, {}, &version).ok();
+    })) << ReadFile(dir_.File("shim.log"));
+  }
+
+  grpc::Status Allocations(v1::ListAllocationsResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(5));
+    return stub_->ListAllocations(&context, {}, response);
+  }
+
+  // What topologyd holds for the container `name` of pod `uid`; nullopt if nothing.
+  std::optional<v1::ContainerAllocation> Allocation(const std::string& uid,
+                                                    const std::string& name) {
+    v1::ListAllocationsResponse response;
+    if (!Allocations(&response).ok()) return std::nullopt;
+    for (const auto& pod : response.pods()) {
+      if (pod.uid() != uid) continue;
+      for (const auto& container : pod.containers()) {
+        if (container.name() == name) return container;
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::string SharedPool() {
+    v1::ListAllocationsResponse response;
+    grpc::Status status = Allocations(&response);
+    return status.ok() ? response.shared_pool() : "<" + status.error_message() + ">";
+  }
+
+  // "allowed=X cgroup=Y stored=Z" for container `id`: the kernel's and the runtime's view.
+  std::string Placement(const std::string& id) {
+    pid_t pid = 0;
+    grpc::Status status = kubelet_->ContainerPid(id, &pid);
+    if (!status.ok()) return "<pid: " + status.error_message() + ">";
+    auto dir = CgroupDir(pid, "cpuset");
+    cri::LinuxContainerResources stored;
+    status = kubelet_->StoredResources(id, &stored);
+    return "allowed=" + Str(CpusAllowedList(pid)) +
+           " cgroup=" + (dir.ok() ? Str(ReadCgroupValue(*dir, "cpuset.cpus")) : Str(dir.status())) +
+           " stored=" + (status.ok() ? stored.cpuset_cpus() : "<" + status.error_message() + ">");
+  }
+
+  static std::string Expected(const std::string& cpus) {
+    return "allowed=" + cpus + " cgroup=" + cpus + " stored=" + cpus;
+  }
+
+  // Container `id`, topologyd's container `name` of pod `uid`, runs where topologyd put it: its
+  // process, its cgroup and the runtime's stored resources show the allocation's CPUs, and the
+  // allocation is bound to `id`. Polls, for the effects topologyd and the shim push later.
+  void ExpectOnAllocation(const std::string& uid, const std::string& name, const std::string& id,
+                          const std::string& cpus) {
+    std::string placement;
+    std::optional<v1::ContainerAllocation> allocation;
+    bool settled = PollUntil([&] {
+      allocation = Allocation(uid, name);
+      placement = Placement(id);
+      return allocation && allocation->cpus() == cpus && allocation->container_id() == id &&
+             placement == Expected(cpus);
+    });
+    ASSERT_TRUE(allocation.has_value()) << uid << "/" << name << " not held";
+    EXPECT_EQ(allocation->cpus(), cpus) << uid << "/" << name;
+    EXPECT_EQ(allocation->container_id(), id) << uid << "/" << name;
+    EXPECT_EQ(placement, Expected(cpus)) << uid << "/" << name;
+    EXPECT_TRUE(settled);
+  }
+
+  std::string sources_ = "[estimate]";
+  ContainerdInstance containerd_;  // outlives everything that uses it
+  std::string containerd_socket_;
+  TempDir dir_;
+  std::unique_ptr<DaemonProcess> topologyd_;
+  ShimProcess shim_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Topologyd::Stub> stub_;
+  std::unique_ptr<KubeletEmulator> kubelet_;
+};
+
+// 1. Exclusive CPU for a Guaranteed container; the shared pool shrinks for everyone else, also
+// for a container that ran before, through the runtime, and later updates keep it.
+TEST_F(ShimE2ETest, GuaranteedContainerGetsAnExclusiveCpuAndTheSharedPoolShrinks) {
+  ASSERT_EQ(SharedPool(), "0-1");
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("early", {Burstable("app", "100m")})));
+  std::string early;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("early", "app", 0, &early));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0-1"));
+
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
+  std::string pinned;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
+  EXPECT_TRUE(Allocation("g", "app")->exclusive());
+  EXPECT_EQ(SharedPool(), "0");
+  // The earlier shared container: topologyd writes its cgroup, the shim tells the runtime.
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0"));
+
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("be", {{"app", false, {}, {}}})));
+  std::string best_effort;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("be", "app", 0, &best_effort));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("be", "app", best_effort, "0"));
+
+  // kubelet's updates do not undo topologyd's cpuset: one without a cpuset, and the CPU
+  // manager's with every CPU.
+  cri::LinuxContainerResources shares_only;
+  shares_only.set_cpu_shares(512);
+  ASSERT_GRPC_OK(kubelet_->UpdateResources(early, shares_only));
+  EXPECT_EQ(Placement(early), Expected("0"));
+  ASSERT_GRPC_OK(kubelet_->UpdateCpuset(early, "0-1"));
+  EXPECT_EQ(Placement(early), Expected("0"));
+  ASSERT_GRPC_OK(kubelet_->UpdateCpuset(pinned, "0-1"));
+  EXPECT_EQ(Placement(pinned), Expected("1"));
+}
+
+// 2. A restarted container (new id) keeps its CPUs; kubelet's removal of the old instance
+// releases nothing; removing the pod frees the CPU.
+TEST_F(ShimE2ETest, ARestartKeepsTheCpusAndOnlyThePodsRemovalFreesThem) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("r", {Guaranteed("app", "1", "64Mi")})));
+  std::string first;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 0, &first));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", first, "1"));
+
+  ASSERT_GRPC_OK(kubelet_->StopContainer(first));
+  ASSERT_GRPC_OK(kubelet_->WaitForState(first, cri::CONTAINER_EXITED, seconds(30)));
+  std::string second;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 1, &second));
+  ASSERT_NE(second, first);
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", second, "1"));
+
+  // kubelet's garbage collection of the old instance while the new one runs.
+  ASSERT_GRPC_OK(kubelet_->RemoveContainer(first));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", second, "1"));
+  EXPECT_EQ(SharedPool(), "0");
+
+  ASSERT_GRPC_OK(kubelet_->StopPod("r"));
+  ASSERT_GRPC_OK(kubelet_->RemovePod("r"));
+  v1::ListAllocationsResponse response;
+  EXPECT_TRUE(PollUntil([&] { return Allocations(&response).ok() && response.pods().empty(); }))
+      << response.DebugString();
+  EXPECT_EQ(SharedPool(), "0-1");
+}
+
+// 3. A pod that does not fit fails CreateContainer with topologyd's reason.
+TEST_F(ShimE2ETest, APodThatDoesNotFitIsRefusedWithTopologydsReason) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("first", {Guaranteed("app", "1", "64Mi")})));
+  std::string first;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("first", "app", 0, &first));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("first", "app", first, "1"));
+
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("second", {Guaranteed("app", "1", "64Mi")})));
+  std::string second;
+  grpc::Status status = kubelet_->CreateContainer("second", "app", 0, &second);
+  EXPECT_THAT(status.error_code(), ::testing::AnyOf(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                                    grpc::StatusCode::FAILED_PRECONDITION));
+  EXPECT_THAT(status.error_message(), ::testing::StartsWith("topologyd: "));
+  EXPECT_FALSE(Allocation("second", "app").has_value());
+  std::vector<cri::Container> containers;
+  cri::ContainerFilter in_pod;
+  in_pod.set_pod_sandbox_id(kubelet_->SandboxId("second"));
+  ASSERT_GRPC_OK(kubelet_->ListContainers(in_pod, &containers));
+  EXPECT_TRUE(containers.empty());
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("first", "app", first, "1"));
+}
+
+// The pod spec from the topologyd.io/resources annotation: init containers and sidecars are
+// known, so the pod is admitted whole at RunPodSandbox, as kubelet admits it.
+class ShimE2EAnnotationTest : public ShimE2ETest {
+ protected:
+  ShimE2EAnnotationTest() { sources_ = "[annotation, estimate]"; }
+};
+
+// 4. An init container, a sidecar and an app container, placed as kubelet's static policy
+// places them: the app container reuses the init container's exclusive CPU, the sidecar (not a
+// whole CPU) runs on the shared pool.
+TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
+  pod::Pod pod = OnePod("a", {Guaranteed("app", "1", "64Mi")});
+  pod.init_containers = {Guaranteed("setup", "1", "64Mi"), Guaranteed("proxy", "100m", "32Mi")};
+  pod.init_containers[1].restart_always = true;
+  pod.annotations["topologyd.io/resources"] = R"({
+    "initContainers": [
+      {"name": "setup", "limits": {"cpu": "1", "memory": "64Mi"}},
+      {"name": "proxy", "restartPolicy": "Always", "limits": {"cpu": "100m", "memory": "32Mi"}}
+    ],
+    "containers": [{"name": "app", "limits": {"cpu": "1", "memory": "64Mi"}}]
+  })";
+  ASSERT_GRPC_OK(kubelet_->RunPod(pod));
+  // Admitted with the sandbox: every container is held before any is created.
+  v1::ListAllocationsResponse response;
+  ASSERT_GRPC_OK(Allocations(&response));
+  ASSERT_EQ(response.pods_size(), 1) << response.DebugString();
+  EXPECT_EQ(response.pods(0).containers_size(), 3) << response.DebugString();
+
+  std::string setup;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("a", "setup", 0, &setup));
+  ASSERT_GRPC_OK(kubelet_->WaitForState(setup, cri::CONTAINER_EXITED, seconds(30)));
+  cri::LinuxContainerResources stored;
+  ASSERT_GRPC_OK(kubelet_->StoredResources(setup, &stored));
+  EXPECT_EQ(stored.cpuset_cpus(), "1");
+  auto setup_allocation = Allocation("a", "setup");
+  ASSERT_TRUE(setup_allocation.has_value());
+  EXPECT_EQ(setup_allocation->cpus(), "1");
+  EXPECT_TRUE(setup_allocation->exclusive());
+
+  std::string proxy;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("a", "proxy", 0, &proxy));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("a", "proxy", proxy, "0"));
+  EXPECT_FALSE(Allocation("a", "proxy")->exclusive());
+  std::string app;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("a", "app", 0, &app));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("a", "app", app, "1"));
+  EXPECT_TRUE(Allocation("a", "app")->exclusive());
+  EXPECT_EQ(SharedPool(), "0");
+}
+
+// 5. While topologyd is down a Guaranteed container is not created (never unpinned); once it
+// is back, kubelet's retry succeeds and the CPU is held once.
+TEST_F(ShimE2ETest, AContainerWaitsForTopologydAndItsRetrySucceeds) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("down", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_NO_FATAL_FAILURE(StopTopologyd());
+  std::string id;
+  grpc::Status status = kubelet_->CreateContainer("down", "app", 0, &id);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("topologyd"));
+  std::vector<cri::Container> containers;
+  ASSERT_GRPC_OK(kubelet_->ListContainers({}, &containers));
+  EXPECT_TRUE(containers.empty());
+
+  ASSERT_NO_FATAL_FAILURE(StartTopologyd());
+  ASSERT_GRPC_OK(kubelet_->RunContainer("down", "app", 0, &id));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("down", "app", id, "1"));
+  v1::ListAllocationsResponse response;
+  ASSERT_GRPC_OK(Allocations(&response));
+  ASSERT_EQ(response.pods_size(), 1) << response.DebugString();
+  EXPECT_EQ(response.pods(0).containers_size(), 1) << response.DebugString();
+  EXPECT_EQ(response.shared_pool(), "0");
+}
+
+// 6. The shim killed between CreateContainer and StartContainer, and again after the start:
+// the restarted shim binds the container; nothing is lost or held twice.
+TEST_F(ShimE2ETest, AKilledShimLosesNothing) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k", {Guaranteed("app", "1", "64Mi")})));
+  std::string id;
+  ASSERT_GRPC_OK(kubelet_->CreateContainer("k", "app", 0, &id));
+  shim_.Kill(SIGKILL);
+  ASSERT_NO_FATAL_FAILURE(StartShim());
+  ASSERT_GRPC_OK(kubelet_->StartContainer(id));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k", "app", id, "1"));
+
+  shim_.Kill(SIGKILL);
+  ASSERT_NO_FATAL_FAILURE(StartShim());
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k2", {Burstable("app", "100m")})));
+  std::string shared;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("k2", "app", 0, &shared));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k2", "app", shared, "0"));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k", "app", id, "1"));
+  v1::ListAllocationsResponse response;
+  ASSERT_GRPC_OK(Allocations(&response));
+  EXPECT_EQ(response.pods_size(), 2) << response.DebugString();
+  for (const auto& pod : response.pods()) EXPECT_EQ(pod.containers_size(), 1) << pod.uid();
+}
+
+// 7. Calls the shim does not intercept are relayed as bytes: the same request gives the same
+// serialized response through the shim as from containerd directly.
+TEST_F(ShimE2ETest, NonInterceptedCallsAreByteIdentical) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("p", {Burstable("app", "100m")})));
+  std::string id;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("p", "app", 0, &id));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("p", "app", id, "0-1"));
+
+  auto direct =
+      grpc::CreateChannel("unix:" + containerd_socket_, grpc::InsecureChannelCredentials());
+  auto relayed = grpc::CreateChannel("unix:" + ShimSocket(), grpc::InsecureChannelCredentials());
+  auto call = [](const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
+                 const std::string& request) -> std::string {
+    grpc::GenericStub generic(channel);
+    grpc::Slice request_bytes(request);
+    grpc::ByteBuffer request_buffer(&request_bytes, 1);
+    grpc::ByteBuffer reply;
+    grpc::CompletionQueue cq;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(30));
+    auto rpc = generic.PrepareUnaryCall(&context, method, request_buffer, &cq);
+    rpc->StartCall();
+    grpc::Status status;
+    rpc->Finish(&reply, &status, reinterpret_cast<void*>(1));
+    void* tag = nullptr;
+    bool ok = false;
+    cq.Next(&tag, &ok);
+    cq.Shutdown();
+    while (cq.Next(&tag, &ok)) {
+    }
+    if (!status.ok()) return "<" + status.error_message() + ">";
+    std::vector<grpc::Slice> slices;
+    if (!reply.Dump(&slices).ok()) return "<dump>";
+    std::string bytes;
+    for (const auto& slice : slices) {
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    return bytes;
+  };
+
+  cri::ContainerStatusRequest container_status;
+  container_status.set_container_id(id);
+  cri::ContainerStatusRequest container_status_verbose = container_status;
+  container_status_verbose.set_verbose(true);
+  cri::PodSandboxStatusRequest sandbox_status;
+  sandbox_status.set_pod_sandbox_id(kubelet_->SandboxId("p"));
+  cri::ImageStatusRequest image_status;
+  image_status.mutable_image()->set_image(containerd_.image_id());
+  cri::ListContainersRequest list_containers;
+  list_containers.mutable_filter()->set_pod_sandbox_id(kubelet_->SandboxId("p"));
+  const std::vector<std::pair<std::string, std::string>> calls = {
+      {"/runtime.v1.RuntimeService/Version", cri::VersionRequest().SerializeAsString()},
+      {"/runtime.v1.RuntimeService/Status", cri::StatusRequest().SerializeAsString()},
+      {"/runtime.v1.RuntimeService/ListContainers",
+       cri::ListContainersRequest().SerializeAsString()},
+      {"/runtime.v1.RuntimeService/ListContainers", list_containers.SerializeAsString()},
+      {"/runtime.v1.RuntimeService/ContainerStatus", container_status.SerializeAsString()},
+      {"/runtime.v1.RuntimeService/ContainerStatus", container_status_verbose.SerializeAsString()},
+      {"/runtime.v1.RuntimeService/ListPodSandbox",
+       cri::ListPodSandboxRequest().SerializeAsString()},
+      {"/runtime.v1.RuntimeService/PodSandboxStatus", sandbox_status.SerializeAsString()},
+      {"/runtime.v1.ImageService/ImageStatus", image_status.SerializeAsString()},
+      {"/runtime.v1.ImageService/ListImages", ""},  // an empty ListImagesRequest
+  };
+  for (const auto& [method, request] : calls) {
+    // containerd's own answer twice in a row: a response that changes between two calls (a
+    // timestamp) cannot be compared, and none of these does.
+    const std::string first = call(direct, method, request);
+    const std::string through_shim = call(relayed, method, request);
+    const std::string second = call(direct, method, request);
+    ASSERT_EQ(first, second) << method << " differs between two direct calls";
+    EXPECT_FALSE(first.starts_with("<")) << method << ": " << first;
+    EXPECT_EQ(through_shim, first) << method;
+  }
+}
+
+}  // namespace
+}  // namespace topologyd::testing::containerd
