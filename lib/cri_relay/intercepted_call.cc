@@ -29,19 +29,22 @@ enum class Phase {
 // cancellation arriving from gRPC's agree on which one finishes the caller.
 class InterceptedCall {
  public:
-  InterceptedCall(grpc::GenericCallbackServerContext* caller_context, grpc::GenericStub& stub,
-                  Interceptor& interceptor, InterceptorGate& gate)
+  InterceptedCall(grpc::GenericCallbackServerContext* caller_context, const CallEnvironment& env)
       : caller_context_(caller_context),
-        runtime_context_(grpc::ClientContext::FromCallbackServerContext(*caller_context)),
-        stub_(stub),
-        interceptor_(interceptor),
-        gate_(gate),
+        env_(env),
         info_{.method = caller_context->method(), .deadline = caller_context->deadline()},
         caller_(this),
         runtime_(this) {
-    CopyCallerMetadata(*caller_context, *runtime_context_);
     absl::MutexLock lock(&mu_);
+    env_.runtime_contexts.Join();
+    runtime_context_ = grpc::ClientContext::FromCallbackServerContext(*caller_context);
+    CopyCallerMetadata(*caller_context, *runtime_context_);
     caller_.StartRead(&request_buffer_);
+  }
+
+  ~InterceptedCall() {
+    absl::MutexLock lock(&mu_);
+    ReleaseRuntimeContext();
   }
 
   grpc::ServerGenericBidiReactor* caller_reactor() { return &caller_; }
@@ -129,12 +132,13 @@ class InterceptedCall {
       }
       phase_ = Phase::kBeforeForward;
     }
-    InterceptorGateScope scope(gate_);
+    ShutdownGateScope scope(env_.interceptor_calls);
     if (!scope.open()) {
       Forward(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
       return;
     }
-    interceptor_.BeforeForward(info_, std::move(request_), MakeDone(&InterceptedCall::Forward));
+    env_.interceptor->BeforeForward(info_, std::move(request_),
+                                    MakeDone(&InterceptedCall::Forward));
   }
 
   // The interceptor's answer to BeforeForward.
@@ -149,8 +153,9 @@ class InterceptedCall {
     forwarded_request_ = std::move(bytes);
     request_buffer_ = ToByteBuffer(forwarded_request_);
     refs_.fetch_add(1, std::memory_order_relaxed);  // for the runtime side's OnDone
-    stub_.PrepareBidiStreamingCall(runtime_context_.get(), info_.method, grpc::StubOptions(),
-                                   &runtime_);
+    runtime_pending_ = true;
+    env_.stub.PrepareBidiStreamingCall(runtime_context_.get(), info_.method, grpc::StubOptions(),
+                                       &runtime_);
     runtime_.StartWriteLast(&request_buffer_, grpc::WriteOptions());
     runtime_.StartRead(&response_buffer_);
     runtime_.StartCall();
@@ -166,6 +171,7 @@ class InterceptedCall {
     bool ask_interceptor = false;
     {
       absl::MutexLock lock(&mu_);
+      runtime_pending_ = false;
       if (status.ok() && responses_read_ != 1) {
         status = grpc::Status(
             grpc::StatusCode::INTERNAL,
@@ -173,7 +179,9 @@ class InterceptedCall {
                         "messages",
                         info_.method, responses_read_));
       }
-      if (caller_cancelled_) {
+      if (phase_ == Phase::kFinished) {
+        ReleaseRuntimeContext();
+      } else if (caller_cancelled_) {
         FinishCaller(status);
       } else {
         phase_ = Phase::kAfterForward;
@@ -181,11 +189,11 @@ class InterceptedCall {
       }
     }
     if (ask_interceptor) {
-      InterceptorGateScope scope(gate_);
+      ShutdownGateScope scope(env_.interceptor_calls);
       if (scope.open()) {
         std::string response = status.ok() ? std::move(response_) : std::string();
-        interceptor_.AfterForward(info_, forwarded_request_, std::move(status), std::move(response),
-                                  MakeDone(&InterceptedCall::Reply));
+        env_.interceptor->AfterForward(info_, forwarded_request_, std::move(status),
+                                       std::move(response), MakeDone(&InterceptedCall::Reply));
       } else {
         Reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
       }
@@ -197,14 +205,7 @@ class InterceptedCall {
   void Reply(grpc::Status status, std::string bytes) {
     absl::MutexLock lock(&mu_);
     if (phase_ != Phase::kAfterForward) return;  // the caller went away meanwhile
-    if (!status.ok()) {
-      FinishCaller(status);
-      return;
-    }
-    phase_ = Phase::kFinished;
-    CopyRuntimeMetadata();
-    response_buffer_ = ToByteBuffer(bytes);
-    caller_.StartWriteAndFinish(&response_buffer_, grpc::WriteOptions(), grpc::Status::OK);
+    FinishCaller(status, &bytes);
   }
 
   void OnCallerCancel() {
@@ -217,17 +218,31 @@ class InterceptedCall {
     }
   }
 
-  void FinishCaller(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  // The caller's status, with `response` when it is OK; once the runtime call is done (or
+  // was never made), which is when its metadata is complete.
+  void FinishCaller(const grpc::Status& status, const std::string* response = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (phase_ == Phase::kFinished) return;
-    if (phase_ == Phase::kForwarding || phase_ == Phase::kAfterForward) CopyRuntimeMetadata();
+    if (phase_ == Phase::kForwarding || phase_ == Phase::kAfterForward) {
+      CopyRuntimeInitialMetadata(*runtime_context_, *caller_context_);
+      CopyRuntimeTrailingMetadata(*runtime_context_, *caller_context_);
+    }
     phase_ = Phase::kFinished;
-    caller_.Finish(status);
+    if (status.ok() && response != nullptr) {
+      response_buffer_ = ToByteBuffer(*response);
+      caller_.StartWriteAndFinish(&response_buffer_, grpc::WriteOptions(), status);
+    } else {
+      caller_.Finish(status);
+    }
+    if (!runtime_pending_) ReleaseRuntimeContext();
   }
 
-  // Only once the runtime call is done: its metadata is complete then.
-  void CopyRuntimeMetadata() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    CopyRuntimeInitialMetadata(*runtime_context_, *caller_context_);
-    CopyRuntimeTrailingMetadata(*runtime_context_, *caller_context_);
+  // The call is over on the runtime's side and the caller has its status: the runtime context
+  // goes now, whatever the interceptor still holds (CallEnvironment says why).
+  void ReleaseRuntimeContext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (runtime_context_ == nullptr) return;
+    runtime_context_.reset();
+    env_.runtime_contexts.Leave();
   }
 
   void Unref() {
@@ -235,10 +250,7 @@ class InterceptedCall {
   }
 
   grpc::GenericCallbackServerContext* const caller_context_;
-  const std::unique_ptr<grpc::ClientContext> runtime_context_;
-  grpc::GenericStub& stub_;
-  Interceptor& interceptor_;
-  InterceptorGate& gate_;
+  const CallEnvironment env_;
   const CallInfo info_;
   CallerSide caller_;
   RuntimeSide runtime_;
@@ -247,6 +259,8 @@ class InterceptedCall {
   std::atomic<int> refs_{1};
 
   absl::Mutex mu_;
+  std::unique_ptr<grpc::ClientContext> runtime_context_ ABSL_GUARDED_BY(mu_);
+  bool runtime_pending_ ABSL_GUARDED_BY(mu_) = false;  // started, its OnDone not yet run
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kReadingRequest;
   bool caller_cancelled_ ABSL_GUARDED_BY(mu_) = false;
   int requests_read_ ABSL_GUARDED_BY(mu_) = 0;
@@ -261,10 +275,8 @@ class InterceptedCall {
 }  // namespace
 
 grpc::ServerGenericBidiReactor* StartInterceptedCall(grpc::GenericCallbackServerContext* caller,
-                                                     grpc::GenericStub& stub,
-                                                     Interceptor& interceptor,
-                                                     InterceptorGate& gate) {
-  return (new InterceptedCall(caller, stub, interceptor, gate))->caller_reactor();
+                                                     const CallEnvironment& env) {
+  return (new InterceptedCall(caller, env))->caller_reactor();
 }
 
 }  // namespace topologyd::cri_relay

@@ -23,17 +23,24 @@ namespace {
 // calls are made with `mu_` held.
 class PassThroughCall {
  public:
-  PassThroughCall(grpc::GenericCallbackServerContext* caller_context, grpc::GenericStub& stub)
+  PassThroughCall(grpc::GenericCallbackServerContext* caller_context, const CallEnvironment& env)
       : caller_context_(caller_context),
+        runtime_contexts_(env.runtime_contexts),
         runtime_context_(grpc::ClientContext::FromCallbackServerContext(*caller_context)),
         caller_(this),
         runtime_(this) {
+    runtime_contexts_.Join();
     CopyCallerMetadata(*caller_context, *runtime_context_);
-    stub.PrepareBidiStreamingCall(runtime_context_.get(), caller_context->method(),
-                                  grpc::StubOptions(), &runtime_);
+    env.stub.PrepareBidiStreamingCall(runtime_context_.get(), caller_context->method(),
+                                      grpc::StubOptions(), &runtime_);
     runtime_.AddHold();
     caller_.StartRead(&request_);
     runtime_.StartCall();
+  }
+
+  ~PassThroughCall() {
+    runtime_context_.reset();
+    runtime_contexts_.Leave();
   }
 
   grpc::ServerGenericBidiReactor* caller_reactor() { return &caller_; }
@@ -131,7 +138,8 @@ class PassThroughCall {
   }
 
   grpc::GenericCallbackServerContext* const caller_context_;
-  const std::unique_ptr<grpc::ClientContext> runtime_context_;
+  ShutdownGate& runtime_contexts_;
+  std::unique_ptr<grpc::ClientContext> runtime_context_;
   CallerSide caller_;
   RuntimeSide runtime_;
   grpc::ByteBuffer request_;   // the request pump's message in flight
@@ -146,8 +154,8 @@ class PassThroughCall {
 }  // namespace
 
 grpc::ServerGenericBidiReactor* StartPassThroughCall(grpc::GenericCallbackServerContext* caller,
-                                                     grpc::GenericStub& stub) {
-  return (new PassThroughCall(caller, stub))->caller_reactor();
+                                                     const CallEnvironment& env) {
+  return (new PassThroughCall(caller, env))->caller_reactor();
 }
 
 }  // namespace topologyd::cri_relay

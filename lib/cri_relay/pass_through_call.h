@@ -3,13 +3,14 @@
 #pragma once
 
 #include <grpcpp/generic/async_generic_service.h>
-#include <grpcpp/generic/generic_stub.h>
+
+#include "lib/cri_relay/call_support.h"
 
 namespace topologyd::cri_relay {
 
-// Starts relaying the call of `caller` to the runtime through `stub` and returns the reactor
+// Starts relaying the call of `caller` to the runtime and returns the reactor
 // gRPC drives for the caller's side. It deletes itself once both sides are done.
 grpc::ServerGenericBidiReactor* StartPassThroughCall(grpc::GenericCallbackServerContext* caller,
-                                                     grpc::GenericStub& stub);
+                                                     const CallEnvironment& env);
 
 }  // namespace topologyd::cri_relay

@@ -15,6 +15,7 @@
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/channel_arguments.h>
 
+#include "lib/cri_relay/call_support.h"
 #include "lib/cri_relay/intercepted_call.h"
 #include "lib/cri_relay/listen_socket.h"
 #include "lib/cri_relay/pass_through_call.h"
@@ -25,25 +26,21 @@ namespace topologyd::cri_relay {
 // unary call is one message and a half-close, answered by one message and OK.
 class RelayService final : public grpc::CallbackGenericService {
  public:
-  RelayService(grpc::GenericStub& stub, Interceptor* interceptor, InterceptorGate& gate)
-      : stub_(stub), interceptor_(interceptor), gate_(gate) {}
+  explicit RelayService(const CallEnvironment& env) : env_(env) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
-    if (interceptor_ != nullptr && Intercepts(ctx->method())) {
-      return StartInterceptedCall(ctx, stub_, *interceptor_, gate_);
-    }
-    return StartPassThroughCall(ctx, stub_);
+    if (Intercepts(ctx->method())) return StartInterceptedCall(ctx, env_);
+    return StartPassThroughCall(ctx, env_);
   }
 
  private:
   bool Intercepts(const std::string& method) {
-    InterceptorGateScope scope(gate_);
-    return scope.open() && interceptor_->Intercepts(method);
+    if (env_.interceptor == nullptr) return false;
+    ShutdownGateScope scope(env_.interceptor_calls);
+    return scope.open() && env_.interceptor->Intercepts(method);
   }
 
-  grpc::GenericStub& stub_;
-  Interceptor* const interceptor_;
-  InterceptorGate& gate_;
+  const CallEnvironment env_;
 };
 
 namespace {
@@ -88,7 +85,12 @@ absl::StatusOr<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options,
   if (absl::Status s = PrepareListenPath(options.listen_path); !s.ok()) return s;
 
   std::unique_ptr<Relay> relay(new Relay(options.listen_path, UpstreamChannel(options)));
-  relay->service_ = std::make_unique<RelayService>(relay->stub_, interceptor, relay->gate_);
+  relay->service_ = std::make_unique<RelayService>(CallEnvironment{
+      .stub = relay->stub_,
+      .runtime_contexts = relay->runtime_contexts_,
+      .interceptor = interceptor,
+      .interceptor_calls = relay->interceptor_calls_,
+  });
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix:" + options.listen_path, grpc::InsecureServerCredentials());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
@@ -112,7 +114,8 @@ Relay::~Relay() { Shutdown(std::chrono::system_clock::now()); }
 void Relay::Shutdown(std::chrono::system_clock::time_point deadline) {
   std::call_once(shutdown_once_, [&] {
     if (server_ != nullptr) server_->Shutdown(deadline);
-    gate_.Close();
+    interceptor_calls_.Close();
+    runtime_contexts_.Close();
   });
 }
 

@@ -20,7 +20,7 @@
 #include <grpcpp/server.h>
 
 #include "lib/cri_relay/interceptor.h"
-#include "lib/cri_relay/interceptor_gate.h"
+#include "lib/cri_relay/shutdown_gate.h"
 
 namespace topologyd::cri_relay {
 
@@ -50,11 +50,13 @@ class Relay {
   Relay& operator=(const Relay&) = delete;
 
   // Stops accepting calls, lets calls in flight finish until `deadline`, then cancels them
-  // (each caller gets CANCELLED, each runtime call is cancelled), and returns once every call
-  // is done and no interceptor method is running. Later calls do nothing.
+  // (each caller gets an error, each runtime call is cancelled), and returns once every call
+  // is done and no interceptor method is running. A `done` the interceptor still holds may
+  // be called later and is ignored. Later calls of Shutdown do nothing.
   void Shutdown(std::chrono::system_clock::time_point deadline);
 
-  // The channel to the runtime, for the shim's own typed calls.
+  // The channel to the runtime, for the shim's own typed calls. Drop the last reference on a
+  // thread of your own, not in a gRPC callback (call_support.h, CallEnvironment, says why).
   std::shared_ptr<grpc::Channel> upstream_channel() const { return channel_; }
   const std::string& listen_path() const { return listen_path_; }
 
@@ -64,7 +66,8 @@ class Relay {
   const std::string listen_path_;
   const std::shared_ptr<grpc::Channel> channel_;
   grpc::GenericStub stub_;
-  InterceptorGate gate_;
+  ShutdownGate interceptor_calls_;
+  ShutdownGate runtime_contexts_;
   std::unique_ptr<RelayService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::once_flag shutdown_once_;

@@ -196,7 +196,7 @@ TEST_F(InterceptorTest, PassThroughCallCompletesWhileAnInterceptedCallIsHeld) {
   EXPECT_THAT(released.responses, ElementsAre("echo:held"));
 }
 
-TEST_F(InterceptorTest, CallerCancellingAHeldCallIsAnsweredAndTheLateAnswerIgnored) {
+TEST_F(InterceptorTest, CallerCancellingAHeldCallGetsCancelledAndTheLateAnswerIsHarmless) {
   absl::Notification held;
   InterceptDone held_done;
   interceptor_.before = [&](std::string request, InterceptDone done) {
@@ -208,9 +208,11 @@ TEST_F(InterceptorTest, CallerCancellingAHeldCallIsAnsweredAndTheLateAnswerIgnor
   intercepted.Cancel();
   EXPECT_EQ(intercepted.Wait().status.error_code(), grpc::StatusCode::CANCELLED);
 
-  held_done(grpc::Status::OK, {});  // too late: nothing is forwarded
+  // Whether the relay has seen the cancellation yet is not for the caller to know: the late
+  // answer is either ignored or forwarded on a runtime call cancelled with the caller's. The
+  // relay goes on serving. (ShutdownAnswersACallTheInterceptorHolds checks the ignored case.)
+  held_done(grpc::Status::OK, {});
   EXPECT_EQ(Call(relayed_, kStream, {"1"}).status.error_code(), grpc::StatusCode::OK);
-  EXPECT_EQ(runtime_->calls(kEcho), 0);
 }
 
 TEST_F(InterceptorTest, DoneDroppedUnansweredIsAnInternalError) {

@@ -1,21 +1,23 @@
-#include "lib/cri_relay/interceptor_gate.h"
+#include "lib/cri_relay/shutdown_gate.h"
 
 namespace topologyd::cri_relay {
 
-bool InterceptorGate::Enter() {
+bool ShutdownGate::Enter() {
   if ((state_.fetch_add(1, std::memory_order_acq_rel) & kClosed) == 0) return true;
   Leave();
   return false;
 }
 
-void InterceptorGate::Leave() {
+void ShutdownGate::Join() { state_.fetch_add(1, std::memory_order_acq_rel); }
+
+void ShutdownGate::Leave() {
   if (state_.fetch_sub(1, std::memory_order_acq_rel) & kClosed) {
-    // Close() may be waiting: wake it under the mutex so the wake-up cannot be missed.
+    // Close() may be waiting: pass through the mutex so that it re-checks.
     absl::MutexLock lock(&mu_);
   }
 }
 
-void InterceptorGate::Close() {
+void ShutdownGate::Close() {
   state_.fetch_or(kClosed, std::memory_order_acq_rel);
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
