@@ -8,6 +8,7 @@
 
 #include "lib/common/absl_fmt.h"
 #include "lib/podspec/cri_estimate.h"
+#include "lib/podspec/resources_annotation.h"
 #include "lib/shim/admission_plan.h"
 #include "lib/shim/container_cgroup.h"
 
@@ -34,6 +35,15 @@ podspec::CriResources ToCriResources(const cri::LinuxContainerResources& r) {
     out.hugepage_limits.push_back({h.page_size(), h.limit()});
   }
   return out;
+}
+
+// The container's resources estimated from what the CRI carries, for a pod without a full spec;
+// nullopt when the cgroup parent names no QoS class (kubelet's cgroupsPerQOS off).
+std::optional<podspec::Estimate> EstimateOf(const SandboxRecord& sandbox, const std::string& name,
+                                            const cri::LinuxContainerResources& resources) {
+  const std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent);
+  if (!qos) return std::nullopt;
+  return podspec::EstimateContainer(name, ToCriResources(resources), *qos);
 }
 
 Forward Refuse(absl::Status status) { return Forward{std::move(status), std::string()}; }
@@ -109,11 +119,7 @@ SandboxRecord CriHandlers::SandboxFromConfig(const std::string& sandbox_id,
   return s;
 }
 
-absl::StatusOr<pod::Pod> CriHandlers::SpecFor(const SandboxRecord& sandbox, const std::string& name,
-                                              const std::optional<pod::Container>& estimate) {
-  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
-  if (!full.ok()) return full.status();
-  if (*full) return **full;
+pod::Pod CriHandlers::EstimatedPod(const SandboxRecord& sandbox, const pod::Container& estimate) {
   pod::Pod pod;
   pod.uid = sandbox.pod_uid;
   pod.namespace_name = sandbox.namespace_name;
@@ -123,14 +129,12 @@ absl::StatusOr<pod::Pod> CriHandlers::SpecFor(const SandboxRecord& sandbox, cons
     absl::MutexLock lock(&mu_);
     pod.containers = book_.Estimates(sandbox.pod_uid);
   }
-  if (estimate) {
-    auto same = std::find_if(pod.containers.begin(), pod.containers.end(),
-                             [&](const pod::Container& c) { return c.name == name; });
-    if (same == pod.containers.end()) {
-      pod.containers.push_back(*estimate);
-    } else {
-      *same = *estimate;
-    }
+  auto same = std::find_if(pod.containers.begin(), pod.containers.end(),
+                           [&](const pod::Container& c) { return c.name == estimate.name; });
+  if (same == pod.containers.end()) {
+    pod.containers.push_back(estimate);
+  } else {
+    *same = estimate;
   }
   return pod;
 }
@@ -146,17 +150,16 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     return plan;
   }
   if (!*full) {
-    const std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent);
-    if (!qos) {
+    std::optional<podspec::Estimate> estimate = EstimateOf(sandbox, name, resources);
+    if (!estimate) {
       plan.status = absl::FailedPreconditionError(fmt::format(
           "topologyd-shim: pod {}/{} has no spec source and its cgroup parent \"{}\" does not "
           "name a QoS class (kubelet's cgroupsPerQOS is off?); give it the {} annotation or "
           "enable the apiServer source",
           sandbox.namespace_name, sandbox.pod_name, sandbox.cgroup_parent,
-          "topologyd.io/resources"));
+          podspec::kResourcesAnnotation));
       return plan;
     }
-    podspec::Estimate estimate = podspec::EstimateContainer(name, ToCriResources(resources), *qos);
     bool first;
     {
       absl::MutexLock lock(&mu_);
@@ -164,12 +167,12 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     }
     if (first) {
       spdlog::info(
-          "pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates "
-          "({}). Unknown: {}",
-          sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid, pod::QosClassName(*qos),
-          fmt::join(estimate.unknown, "; "));
+          "pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates. "
+          "Unknown: {}",
+          sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
+          fmt::join(estimate->unknown, "; "));
     }
-    plan.estimate = std::move(estimate.container);
+    plan.estimate = std::move(estimate->container);
   }
 
   // A container topologyd holds (a restart, a retried create) is pinned where it is.
@@ -177,13 +180,9 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     plan.placement = std::move(held);
     return plan;
   }
-  absl::StatusOr<pod::Pod> spec = SpecFor(sandbox, name, plan.estimate);
-  if (!spec.ok()) {
-    plan.status = spec.status();
-    return plan;
-  }
+  const pod::Pod spec = *full ? **full : EstimatedPod(sandbox, *plan.estimate);
   absl::StatusOr<pod::Pod> request =
-      PodToAdmit(*spec, cache_->HeldContainers(sandbox.pod_uid), name);
+      PodToAdmit(spec, cache_->HeldContainers(sandbox.pod_uid), name);
   if (!request.ok()) {
     // An ephemeral (debug) container is not in the pod spec: nothing to place.
     spdlog::info("{}; creating it unchanged", request.status().message());
@@ -191,7 +190,7 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
   }
   absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(*request, deadline);
   if (!reply.ok()) {
-    if (NeedsPlacement(*spec, name) || config_.failure_policy == FailurePolicy::kFail) {
+    if (NeedsPlacement(spec, name) || config_.failure_policy == FailurePolicy::kFail) {
       plan.status = absl::UnavailableError(fmt::format(
           "topologyd-shim: container {} of pod {}/{} is not created until topologyd places it: "
           "{}",
@@ -280,15 +279,14 @@ void CriHandlers::AfterCreateContainer(const std::string& request, const std::st
   record.pod_uid = sandbox.pod_uid;
   record.name = create.config().metadata().name();
   record.attempt = create.config().metadata().attempt();
-  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
-  if (full.ok() && !*full) {
-    if (std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent)) {
-      record.estimate = podspec::EstimateContainer(
-                            record.name, ToCriResources(create.config().linux().resources()), *qos)
-                            .container;
+  const cri::LinuxContainerResources& sent = create.config().linux().resources();
+  // The pod's source was decided (and kept) when the container was planned.
+  if (absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
+      full.ok() && !*full) {
+    if (std::optional<podspec::Estimate> estimate = EstimateOf(sandbox, record.name, sent)) {
+      record.estimate = std::move(estimate->container);
     }
   }
-  const cri::LinuxContainerResources& sent = create.config().linux().resources();
   absl::MutexLock lock(&mu_);
   if (!sent.cpuset_cpus().empty()) {
     Placement given;
@@ -449,10 +447,11 @@ bool CriHandlers::PushPlacement(const std::string& container_id, const Placement
 }
 
 void CriHandlers::PushPlacements() {
+  std::vector<std::pair<std::string, Placement>> bound = cache_->Bound();
   std::vector<std::pair<std::string, Placement>> due;
   {
     absl::MutexLock lock(&mu_);
-    for (auto& [id, placement] : cache_->Bound()) {
+    for (auto& [id, placement] : bound) {
       auto pushed = pushed_.find(id);
       if (pushed == pushed_.end() || pushed->second.cpus != placement.cpus ||
           pushed->second.mems != placement.mems) {
@@ -470,18 +469,39 @@ void CriHandlers::PushPlacements() {
 }
 
 absl::Status CriHandlers::Resync() {
-  auto deadline = [&] { return std::chrono::system_clock::now() + config_.topologyd_timeout; };
-  // 1. The runtime's sandboxes; their cgroup parent is only in the verbose status.
-  cri::ListPodSandboxResponse sandboxes;
-  {
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    grpc::Status status =
-        runtime_->ListPodSandbox(&context, cri::ListPodSandboxRequest(), &sandboxes);
-    if (!status.ok()) {
-      return absl::UnavailableError(
-          fmt::format("the runtime did not list its sandboxes: {}", status.error_message()));
+  absl::StatusOr<std::set<std::string>> live_pods = ReadSandboxes();
+  if (!live_pods.ok()) return live_pods.status();
+  absl::StatusOr<std::vector<ContainerRecord>> running = ReadContainers();
+  if (!running.ok()) return running.status();
+  absl::StatusOr<v1::ListAllocationsResponse> held = topologyd_->ListAllocations();
+  if (!held.ok()) return held.status();
+  cache_->Replace(*held);
+  for (const ContainerRecord& container : *running) {
+    std::optional<Placement> placement = cache_->Find(container.pod_uid, container.name);
+    if (!placement) {
+      if (live_pods->contains(container.pod_uid)) Adopt(container);
+    } else if (placement->container_id != container.id) {
+      Bind(container);
     }
+  }
+  if (config_.resync.release_orphans) ReleaseOrphans(*held, *live_pods);
+  PushPlacements();
+  return absl::OkStatus();
+}
+
+std::chrono::system_clock::time_point CriHandlers::RuntimeDeadline() const {
+  return std::chrono::system_clock::now() + config_.topologyd_timeout;
+}
+
+absl::StatusOr<std::set<std::string>> CriHandlers::ReadSandboxes() {
+  cri::ListPodSandboxResponse sandboxes;
+  grpc::ClientContext list_context;
+  list_context.set_deadline(RuntimeDeadline());
+  if (grpc::Status status =
+          runtime_->ListPodSandbox(&list_context, cri::ListPodSandboxRequest(), &sandboxes);
+      !status.ok()) {
+    return absl::UnavailableError(
+        fmt::format("the runtime did not list its sandboxes: {}", status.error_message()));
   }
   std::set<std::string> live_pods;
   for (const cri::PodSandbox& s : sandboxes.items()) {
@@ -490,8 +510,9 @@ absl::Status CriHandlers::Resync() {
       absl::MutexLock lock(&mu_);
       if (book_.Sandbox(s.id()) != nullptr) continue;
     }
+    // The cgroup parent is only in the verbose status: its "info" JSON holds the config.
     grpc::ClientContext context;
-    context.set_deadline(deadline());
+    context.set_deadline(RuntimeDeadline());
     cri::PodSandboxStatusRequest request;
     request.set_pod_sandbox_id(s.id());
     request.set_verbose(true);
@@ -508,142 +529,125 @@ absl::Status CriHandlers::Resync() {
       nlohmann::json json =
           nlohmann::json::parse(info->second, nullptr, /*allow_exceptions=*/false);
       const nlohmann::json* parent = JsonPath(json, {"config", "linux", "cgroup_parent"});
-      if (parent != nullptr && parent->is_string())
+      if (parent != nullptr && parent->is_string()) {
         record.cgroup_parent = parent->get<std::string>();
+      }
     }
     absl::MutexLock lock(&mu_);
     book_.PutSandbox(std::move(record));
   }
+  return live_pods;
+}
 
-  // 2. The runtime's containers, with what the runtime stored of their resources.
+std::optional<cri::LinuxContainerResources> CriHandlers::StoredResources(
+    const std::string& container_id) {
+  grpc::ClientContext context;
+  context.set_deadline(RuntimeDeadline());
+  cri::ContainerStatusRequest request;
+  request.set_container_id(container_id);
+  cri::ContainerStatusResponse status;
+  if (!runtime_->ContainerStatus(&context, request, &status).ok()) return std::nullopt;
+  return status.status().resources().linux();
+}
+
+absl::StatusOr<std::vector<ContainerRecord>> CriHandlers::ReadContainers() {
   cri::ListContainersResponse containers;
-  {
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    grpc::Status status =
-        runtime_->ListContainers(&context, cri::ListContainersRequest(), &containers);
-    if (!status.ok()) {
-      return absl::UnavailableError(
-          fmt::format("the runtime did not list its containers: {}", status.error_message()));
-    }
+  grpc::ClientContext list_context;
+  list_context.set_deadline(RuntimeDeadline());
+  if (grpc::Status status =
+          runtime_->ListContainers(&list_context, cri::ListContainersRequest(), &containers);
+      !status.ok()) {
+    return absl::UnavailableError(
+        fmt::format("the runtime did not list its containers: {}", status.error_message()));
   }
-  struct Running {
-    ContainerRecord record;
-    cri::LinuxContainerResources resources;
-  };
-  std::vector<Running> running;
+  std::vector<ContainerRecord> running;
   std::set<std::string> listed;
   for (const cri::Container& c : containers.containers()) {
     listed.insert(c.id());
-    ContainerRecord record;
-    record.id = c.id();
-    record.sandbox_id = c.pod_sandbox_id();
-    record.name = c.metadata().name();
-    record.attempt = c.metadata().attempt();
+    if (c.state() != cri::CONTAINER_RUNNING && c.state() != cri::CONTAINER_CREATED) continue;
     std::optional<SandboxRecord> sandbox;
+    std::optional<ContainerRecord> known;
     {
       absl::MutexLock lock(&mu_);
       if (const SandboxRecord* s = book_.Sandbox(c.pod_sandbox_id())) sandbox = *s;
-      if (const ContainerRecord* known = book_.Container(c.id())) record = *known;
+      if (const ContainerRecord* k = book_.Container(c.id())) known = *k;
     }
     if (!sandbox) continue;
-    record.pod_uid = sandbox->pod_uid;
-    if (c.state() != cri::CONTAINER_RUNNING && c.state() != cri::CONTAINER_CREATED) continue;
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    cri::ContainerStatusRequest request;
-    request.set_container_id(c.id());
-    cri::ContainerStatusResponse status;
-    if (!runtime_->ContainerStatus(&context, request, &status).ok()) continue;
-    const cri::LinuxContainerResources& stored = status.status().resources().linux();
-    if (!record.estimate) {
-      if (std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox->cgroup_parent)) {
-        record.estimate =
-            podspec::EstimateContainer(record.name, ToCriResources(stored), *qos).container;
+    if (!known) {
+      // A container created while the shim was away: what the runtime stored of it is the
+      // estimate's source and the cpuset the runtime was last given.
+      std::optional<cri::LinuxContainerResources> stored = StoredResources(c.id());
+      if (!stored) continue;
+      known = ContainerRecord{c.id(),
+                              c.pod_sandbox_id(),
+                              sandbox->pod_uid,
+                              c.metadata().name(),
+                              c.metadata().attempt(),
+                              std::nullopt};
+      if (std::optional<podspec::Estimate> estimate = EstimateOf(*sandbox, known->name, *stored)) {
+        known->estimate = std::move(estimate->container);
       }
-    }
-    {
       absl::MutexLock lock(&mu_);
-      book_.PutContainer(record);
-      if (!pushed_.contains(record.id) && !stored.cpuset_cpus().empty()) {
-        Placement given;
-        given.cpus = stored.cpuset_cpus();
-        given.mems = stored.cpuset_mems();
-        pushed_[record.id] = given;
+      book_.PutContainer(*known);
+      if (!stored->cpuset_cpus().empty()) {
+        pushed_.try_emplace(known->id, Placement{stored->cpuset_cpus(), stored->cpuset_mems()});
       }
     }
-    if (c.state() == cri::CONTAINER_RUNNING) running.push_back({record, stored});
+    if (c.state() == cri::CONTAINER_RUNNING) running.push_back(std::move(*known));
   }
+  // Forget what the runtime no longer has.
+  absl::MutexLock lock(&mu_);
+  book_.RetainContainers(listed);
+  std::erase_if(pushed_, [&](const auto& entry) { return !listed.contains(entry.first); });
+  return running;
+}
+
+void CriHandlers::Adopt(const ContainerRecord& container) {
+  std::optional<SandboxRecord> sandbox;
   {
-    // Containers the runtime no longer has.
     absl::MutexLock lock(&mu_);
-    std::vector<std::string> gone;
-    for (const auto& [id, placement] : pushed_) {
-      if (!listed.contains(id)) gone.push_back(id);
-    }
-    for (const std::string& id : gone) {
-      pushed_.erase(id);
-      book_.ForgetContainer(id);
-    }
+    if (const SandboxRecord* s = book_.Sandbox(container.sandbox_id)) sandbox = *s;
   }
-
-  // 3. What topologyd holds; bind running containers to it, adopt the ones it does not hold.
-  absl::StatusOr<v1::ListAllocationsResponse> held = topologyd_->ListAllocations();
-  if (!held.ok()) return held.status();
-  cache_->Replace(*held);
-  for (const Running& r : running) {
-    std::optional<Placement> placement = cache_->Find(r.record.pod_uid, r.record.name);
-    if (placement) {
-      if (placement->container_id != r.record.id) Bind(r.record);
-      continue;
-    }
-    std::optional<SandboxRecord> sandbox;
-    {
-      absl::MutexLock lock(&mu_);
-      if (const SandboxRecord* s = book_.Sandbox(r.record.sandbox_id)) sandbox = *s;
-    }
-    if (!sandbox || !live_pods.contains(sandbox->pod_uid)) continue;
-    Planned plan = PlanContainer(*sandbox, r.record.name, r.resources, std::nullopt);
-    if (!plan.status.ok()) {
-      spdlog::warn(
-          "running container {} ({}) of pod {}/{} is not held by topologyd and was not "
-          "adopted: {}",
-          r.record.name, r.record.id, sandbox->namespace_name, sandbox->pod_name,
-          plan.status.message());
-      continue;
-    }
-    if (!plan.placement) continue;
-    spdlog::info("adopting running container {} ({}) of pod {}/{} on CPUs {}", r.record.name,
-                 r.record.id, sandbox->namespace_name, sandbox->pod_name, plan.placement->cpus);
-    if (PushPlacement(r.record.id, *plan.placement)) {
-      absl::MutexLock lock(&mu_);
-      pushed_[r.record.id] = *plan.placement;
-    }
-    Bind(r.record);
+  std::optional<cri::LinuxContainerResources> stored = StoredResources(container.id);
+  if (!sandbox || !stored) return;
+  Planned plan = PlanContainer(*sandbox, container.name, *stored, std::nullopt);
+  if (!plan.status.ok()) {
+    spdlog::warn(
+        "running container {} ({}) of pod {}/{} is not held by topologyd and was not adopted: {}",
+        container.name, container.id, sandbox->namespace_name, sandbox->pod_name,
+        plan.status.message());
+    return;
   }
+  if (!plan.placement) return;
+  spdlog::info("adopting running container {} ({}) of pod {}/{} on CPUs {}", container.name,
+               container.id, sandbox->namespace_name, sandbox->pod_name, plan.placement->cpus);
+  if (PushPlacement(container.id, *plan.placement)) {
+    absl::MutexLock lock(&mu_);
+    pushed_[container.id] = *plan.placement;
+  }
+  Bind(container);
+}
 
-  // 4. Pods topologyd holds that have no live sandbox, seen so at two resyncs in a row (a pod
-  // admitted at RunPodSandbox has no sandbox until the runtime answers).
-  if (config_.resync.release_orphans) {
-    std::vector<std::string> orphans;
-    {
-      absl::MutexLock lock(&mu_);
-      std::map<std::string, int> sightings;
-      for (const v1::PodAllocation& pod : held->pods()) {
-        if (live_pods.contains(pod.uid())) continue;
-        const int seen = orphan_sightings_[pod.uid()] + 1;
-        if (seen >= 2) {
-          orphans.push_back(pod.uid());
-        } else {
-          sightings[pod.uid()] = seen;
-        }
+void CriHandlers::ReleaseOrphans(const v1::ListAllocationsResponse& held,
+                                 const std::set<std::string>& live_pods) {
+  // Seen without a live sandbox at two resyncs in a row: a pod admitted at RunPodSandbox has
+  // no sandbox until the runtime answers.
+  std::vector<std::string> orphans;
+  {
+    absl::MutexLock lock(&mu_);
+    std::map<std::string, int> sightings;
+    for (const v1::PodAllocation& pod : held.pods()) {
+      if (live_pods.contains(pod.uid())) continue;
+      const int seen = orphan_sightings_[pod.uid()] + 1;
+      if (seen >= 2) {
+        orphans.push_back(pod.uid());
+      } else {
+        sightings[pod.uid()] = seen;
       }
-      orphan_sightings_ = std::move(sightings);
     }
-    for (const std::string& uid : orphans) ReleasePod(uid, "no sandbox in the runtime");
+    orphan_sightings_ = std::move(sightings);
   }
-  PushPlacements();
-  return absl::OkStatus();
+  for (const std::string& uid : orphans) ReleasePod(uid, "no sandbox in the runtime");
 }
 
 }  // namespace topologyd::shim

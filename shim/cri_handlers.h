@@ -17,9 +17,11 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -83,9 +85,8 @@ class CriHandlers {
   Planned PlanContainer(const SandboxRecord& sandbox, const std::string& name,
                         const runtime::v1::LinuxContainerResources& resources,
                         std::optional<Deadline> deadline);
-  // The pod's spec to admit from: full, or the book's estimates with `estimate` for `name`.
-  absl::StatusOr<pod::Pod> SpecFor(const SandboxRecord& sandbox, const std::string& name,
-                                   const std::optional<pod::Container>& estimate);
+  // The pod of the book's estimated containers, with `estimate` for its container.
+  pod::Pod EstimatedPod(const SandboxRecord& sandbox, const pod::Container& estimate);
 
   Forward BeforeRunPodSandbox(std::string request, std::optional<Deadline> deadline);
   Forward BeforeCreateContainer(std::string request, std::optional<Deadline> deadline);
@@ -95,6 +96,19 @@ class CriHandlers {
   void AfterStartContainer(const std::string& request);
   void AfterRemoveContainer(const std::string& request);
   void AfterPodSandboxEnds(const std::string& request, bool removed);
+
+  // The resync's steps: the runtime's sandboxes into the book (the pods with a live sandbox
+  // returned); its containers into the book (the running ones returned); a running container
+  // topologyd does not hold admitted, pinned and bound; orphaned pods released.
+  absl::StatusOr<std::set<std::string>> ReadSandboxes();
+  absl::StatusOr<std::vector<ContainerRecord>> ReadContainers();
+  void Adopt(const ContainerRecord& container);
+  void ReleaseOrphans(const v1::ListAllocationsResponse& held,
+                      const std::set<std::string>& live_pods);
+  // What the runtime stored of a container's resources; nullopt when it does not answer.
+  std::optional<runtime::v1::LinuxContainerResources> StoredResources(
+      const std::string& container_id);
+  std::chrono::system_clock::time_point RuntimeDeadline() const;
 
   // Binds the container in topologyd; logs (and leaves to the next resync) what fails.
   void Bind(const ContainerRecord& container);

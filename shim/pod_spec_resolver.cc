@@ -47,9 +47,8 @@ absl::StatusOr<std::optional<pod::Pod>> PodSpecResolver::FullSpec(const SandboxR
                  sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
                  from_api.status().message());
   }
-  if (!found) return std::optional<pod::Pod>();
   absl::MutexLock lock(&mu_);
-  known_[sandbox.pod_uid] = *found;
+  known_[sandbox.pod_uid] = found;
   return found;
 }
 

@@ -1,6 +1,8 @@
 // Where the shim gets a pod's full spec, in the configured order of sources: the API server,
 // the topologyd.io/resources annotation, or nothing (the caller then estimates each container
-// from the CRI resources). A spec found once is kept for the pod's uid.
+// from the CRI resources). The answer is decided once per pod uid and kept until the pod's
+// sandbox is removed, so every container of a pod is placed from the same source and an API
+// server that fails is asked once per pod, not once per call.
 //
 // Thread-safe.
 #pragma once
@@ -37,7 +39,7 @@ class PodSpecResolver {
   const std::vector<PodSpecSource> sources_;
   const std::optional<kube_api::KubeApiClient> api_;
   absl::Mutex mu_;
-  std::map<std::string, pod::Pod> known_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::optional<pod::Pod>> known_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace topologyd::shim

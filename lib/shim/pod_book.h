@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ class PodBook {
   void PutContainer(ContainerRecord container);
   const ContainerRecord* Container(const std::string& id) const;
   void ForgetContainer(const std::string& id);
+  // Forgets every container whose id is not in `ids` (the runtime no longer has it).
+  void RetainContainers(const std::set<std::string>& ids);
   // The pod's containers, oldest first.
   std::vector<const ContainerRecord*> ContainersOfPod(const std::string& pod_uid) const;
 

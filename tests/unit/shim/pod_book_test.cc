@@ -47,5 +47,15 @@ TEST(PodBookTest, ForgettingASandboxForgetsItsContainersAndTheNewestSandboxWins)
   EXPECT_TRUE(book.ContainersOfPod("u1").empty());
 }
 
+TEST(PodBookTest, RetainingForgetsTheContainersTheRuntimeNoLongerHas) {
+  PodBook book;
+  book.PutContainer(Record("c1", "s1", "a", 0, "1"));
+  book.PutContainer(Record("c2", "s1", "b", 0, "1"));
+  book.RetainContainers({"c2", "c9"});
+  EXPECT_EQ(book.Container("c1"), nullptr);
+  EXPECT_NE(book.Container("c2"), nullptr);
+  EXPECT_EQ(book.container_count(), 1u);
+}
+
 }  // namespace
 }  // namespace topologyd::shim
