@@ -91,10 +91,10 @@ Forward CriHandlers::Before(std::string_view method, std::string request,
   return Forward{absl::OkStatus(), std::move(request)};
 }
 
-Answer CriHandlers::After(std::string_view method, const std::string& forwarded_request,
-                          absl::Status status, std::string response) {
+void CriHandlers::After(std::string_view method, const std::string& forwarded_request, bool ok,
+                        const std::string& response) {
   const std::string_view name = MethodName(method);
-  if (status.ok()) {
+  if (ok) {
     if (name == "RunPodSandbox") AfterRunPodSandbox(forwarded_request, response);
     if (name == "CreateContainer") AfterCreateContainer(forwarded_request, response);
     if (name == "StartContainer") AfterStartContainer(forwarded_request);
@@ -103,7 +103,6 @@ Answer CriHandlers::After(std::string_view method, const std::string& forwarded_
   // kubelet removes what it no longer wants whatever the runtime answers; so does the shim.
   if (name == "RemoveContainer") AfterRemoveContainer(forwarded_request);
   if (name == "RemovePodSandbox") AfterPodSandboxEnds(forwarded_request, /*removed=*/true);
-  return Answer{std::move(status), std::move(response)};
 }
 
 SandboxRecord CriHandlers::SandboxFromConfig(const std::string& sandbox_id,

@@ -45,12 +45,6 @@ struct Forward {
   std::string request;
 };
 
-// What kubelet gets back.
-struct Answer {
-  absl::Status status;
-  std::string response;
-};
-
 class CriHandlers {
  public:
   using Deadline = std::chrono::system_clock::time_point;
@@ -61,8 +55,10 @@ class CriHandlers {
   static bool Intercepts(std::string_view method);
 
   Forward Before(std::string_view method, std::string request, std::optional<Deadline> deadline);
-  Answer After(std::string_view method, const std::string& forwarded_request, absl::Status status,
-               std::string response);
+  // The bookkeeping after the runtime answered (`ok`, with `response`) the forwarded call;
+  // kubelet gets the runtime's answer unchanged once it is done.
+  void After(std::string_view method, const std::string& forwarded_request, bool ok,
+             const std::string& response);
 
   // The runtime's view, after a shim restart and periodically: sandboxes and containers into
   // the book; running containers bound in topologyd; pods topologyd holds without a sandbox

@@ -10,10 +10,6 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-absl::Status FromGrpc(const grpc::Status& status) {
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
-}
-
 // kubelet always sets a deadline; a caller without one gets only the shim's own timeouts.
 std::optional<CriHandlers::Deadline> CallerDeadline(const cri_relay::CallInfo& call) {
   if (call.deadline > std::chrono::system_clock::now() + std::chrono::hours(24 * 365)) {
@@ -41,12 +37,11 @@ void RelayInterceptor::AfterForward(const cri_relay::CallInfo& call,
                                     const std::string& forwarded_request, grpc::Status status,
                                     std::string response, cri_relay::InterceptDone done) {
   workers_->Post([this, method = call.method, forwarded = forwarded_request,
-                  status = FromGrpc(status), response = std::move(response), original = status,
+                  status = std::move(status), response = std::move(response),
                   done = std::move(done)]() mutable {
-    Answer answer = handlers_->After(method, forwarded, status, std::move(response));
-    // The runtime's own status goes back unchanged (its details included).
-    done(answer.status.ok() == original.ok() ? original : ToGrpc(answer.status),
-         std::move(answer.response));
+    handlers_->After(method, forwarded, status.ok(), response);
+    // The runtime's answer goes back unchanged, its status details included.
+    done(std::move(status), std::move(response));
   });
 }
 
