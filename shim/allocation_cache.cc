@@ -13,9 +13,9 @@ Placement PlacementOf(const v1::ContainerAllocation& allocation) {
   return p;
 }
 
-void AllocationCache::Replace(const v1::ListAllocationsResponse& listing) {
+void AllocationCache::Replace(const v1::ListAllocationsResponse& listing, bool fresh_stream) {
   absl::MutexLock lock(&mu_);
-  if (listing.state_generation() < generation_) return;
+  if (!fresh_stream && listing.state_generation() < generation_) return;
   generation_ = listing.state_generation();
   shared_pool_ = listing.shared_pool();
   pods_.clear();

@@ -35,8 +35,9 @@ Placement PlacementOf(const v1::ContainerAllocation& allocation);
 class AllocationCache {
  public:
   // A full listing (ListAllocations or a watch message); ignored when older than what the
-  // cache has seen.
-  void Replace(const v1::ListAllocationsResponse& listing);
+  // cache has seen, unless `fresh_stream`: the first message of a new watch is topologyd's
+  // state whatever came before (a daemon started on another state file counts afresh).
+  void Replace(const v1::ListAllocationsResponse& listing, bool fresh_stream = false);
   // An admission's reply for one pod.
   void PutPod(const std::string& pod_uid, const v1::AdmitResponse& reply);
   // A release the shim made.

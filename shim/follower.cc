@@ -52,6 +52,7 @@ void Follower::Watch() {
     v1::ListAllocationsResponse listing;
     bool first = true;
     while (reader->Read(&listing)) {
+      cache_->Replace(listing, /*fresh_stream=*/first);
       if (first) {
         if (!was_connected) spdlog::info("topologyd at {} is back", topologyd_->socket_path());
         was_connected = true;
@@ -59,7 +60,6 @@ void Follower::Watch() {
         first = false;
         RequestResync();
       }
-      cache_->Replace(listing);
       handlers_->PushPlacements();
     }
     grpc::Status status = reader->Finish();
