@@ -101,20 +101,25 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
                      std::exchange(failing_since_ok_, 0)));
   }
   const uint64_t generation = snapshot.generation;
-  // Watchers get exactly what is on disk; built outside mu_ from the snapshot just written.
-  written_ = std::make_shared<const AllocationsView>(
-      ledger::ListOf(std::move(snapshot), std::move(reserved), std::move(shared_pool)));
+  // Watchers get exactly what is on disk. Their view is built in PublishDurable, off the path
+  // of the answers this write releases.
+  written_ = Written{std::move(snapshot), std::move(reserved), std::move(shared_pool)};
   return generation;
 }
 
 void Engine::PublishDurable() {
-  DurableAllocations view = std::exchange(written_, nullptr);
-  if (!view) return;
+  std::optional<Written> written = std::exchange(written_, std::nullopt);
+  if (!written) return;
+  {
+    // A write of nothing new (a retry after a failure already covered) tells no one.
+    absl::MutexLock lock(&watch_mu_);
+    if (written->snapshot.generation <= durable_->state.generation) return;
+  }
+  DurableAllocations view = std::make_shared<const AllocationsView>(ledger::ListOf(
+      std::move(written->snapshot), std::move(written->reserved), std::move(written->shared_pool)));
   std::vector<std::shared_ptr<const AllocationsListener>> listeners;
   {
     absl::MutexLock lock(&watch_mu_);
-    // A write of nothing new (a retry after a failure already covered) tells no one.
-    if (view->state.generation <= durable_->state.generation) return;
     durable_ = view;
     listeners.reserve(listeners_.size());
     for (const auto& [id, listener] : listeners_) listeners.push_back(listener);

@@ -229,8 +229,14 @@ class Engine {
   std::optional<ReloadRecord> last_reload_ ABSL_GUARDED_BY(mu_);
 
   state::CheckpointStore store_;  // used by the GroupCommitter's writer only
-  // The allocations of the last snapshot written, until PublishDurable. Writer thread only.
-  DurableAllocations written_;
+  // The last snapshot written and the pools it was taken with, until PublishDurable turns it
+  // into the watchers' view (after the writes' callers have their answers). Writer thread only.
+  struct Written {
+    state::State snapshot;
+    CpuSet reserved;
+    CpuSet shared_pool;
+  };
+  std::optional<Written> written_;
 
   // Guards only the watchers' bookkeeping; nothing is called while holding it, and it is
   // taken after mu_ when both are held.
