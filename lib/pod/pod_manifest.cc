@@ -1,6 +1,7 @@
 #include "lib/pod/pod_manifest.h"
 
 #include <exception>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -123,10 +124,17 @@ absl::StatusOr<Container> ParseContainer(const YAML::Node& node, const std::stri
   return c;
 }
 
-absl::StatusOr<std::vector<Container>> ParseContainers(const YAML::Node& spec, std::string_view key,
-                                                       bool init) {
+// `prefix` is where the spec is in the document ("spec" in a manifest, "" when the document is
+// the spec), for the paths in messages.
+std::string SpecPath(std::string_view prefix, std::string_view field) {
+  return prefix.empty() ? std::string(field) : fmt::format("{}.{}", prefix, field);
+}
+
+absl::StatusOr<std::vector<Container>> ParseContainers(const YAML::Node& spec,
+                                                       std::string_view prefix,
+                                                       std::string_view key, bool init) {
   std::vector<Container> out;
-  const std::string path = fmt::format("spec.{}", key);
+  const std::string path = SpecPath(prefix, key);
   YAML::Node list = Child(spec, key);
   if (!list.IsDefined()) return out;
   if (!list.IsSequence())
@@ -184,6 +192,42 @@ size_t ListSize(const YAML::Node& spec, std::string_view key) {
   return list.IsSequence() ? list.size() : 0;
 }
 
+// The containers of a PodSpec into `pod`, with every check across them.
+absl::Status ParseSpec(const YAML::Node& spec, std::string_view prefix, size_t max_containers,
+                       Pod* pod) {
+  const std::string where = prefix.empty() ? "the pod spec" : std::string(prefix);
+  if (!spec.IsMap()) {
+    return FieldError(where, fmt::format("expected a map, got {}", KindName(spec)));
+  }
+  if (Child(spec, "resources").IsDefined()) {
+    return FieldError(SpecPath(prefix, "resources"), "pod-level resources are not supported");
+  }
+  TOPOLOGYD_RETURN_IF_ERROR(AtField(
+      SpecPath(prefix, "containers"),
+      ValidateContainerCount(ListSize(spec, "initContainers") + ListSize(spec, "containers"),
+                             max_containers)));
+  TOPOLOGYD_ASSIGN_OR_RETURN(pod->init_containers,
+                             ParseContainers(spec, prefix, "initContainers", true));
+  TOPOLOGYD_ASSIGN_OR_RETURN(pod->containers, ParseContainers(spec, prefix, "containers", false));
+  if (pod->containers.empty()) {
+    return FieldError(SpecPath(prefix, "containers"), "at least one container is required");
+  }
+  std::set<std::string> names;
+  auto check_unique = [&](const std::vector<Container>& list,
+                          std::string_view key) -> absl::Status {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!names.insert(list[i].name).second) {
+        return FieldError(
+            fmt::format("{}[{}].name", SpecPath(prefix, key), i),
+            fmt::format("duplicate container name {}", QuoteForMessage(list[i].name)));
+      }
+    }
+    return absl::OkStatus();
+  };
+  TOPOLOGYD_RETURN_IF_ERROR(check_unique(pod->init_containers, "initContainers"));
+  return check_unique(pod->containers, "containers");
+}
+
 absl::StatusOr<Pod> ParseDocument(const YAML::Node& root, size_t max_containers) {
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
@@ -205,34 +249,7 @@ absl::StatusOr<Pod> ParseDocument(const YAML::Node& root, size_t max_containers)
 
   YAML::Node spec = Child(root, "spec");
   if (!spec.IsDefined()) return FieldError("spec", "required");
-  if (!spec.IsMap())
-    return FieldError("spec", fmt::format("expected a map, got {}", KindName(spec)));
-  if (Child(spec, "resources").IsDefined()) {
-    return FieldError("spec.resources", "pod-level resources are not supported");
-  }
-  TOPOLOGYD_RETURN_IF_ERROR(AtField(
-      "spec.containers",
-      ValidateContainerCount(ListSize(spec, "initContainers") + ListSize(spec, "containers"),
-                             max_containers)));
-  TOPOLOGYD_ASSIGN_OR_RETURN(pod.init_containers, ParseContainers(spec, "initContainers", true));
-  TOPOLOGYD_ASSIGN_OR_RETURN(pod.containers, ParseContainers(spec, "containers", false));
-  if (pod.containers.empty())
-    return FieldError("spec.containers", "at least one container is required");
-
-  std::set<std::string> names;
-  auto check_unique = [&](const std::vector<Container>& list,
-                          std::string_view key) -> absl::Status {
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (!names.insert(list[i].name).second) {
-        return FieldError(
-            fmt::format("spec.{}[{}].name", key, i),
-            fmt::format("duplicate container name {}", QuoteForMessage(list[i].name)));
-      }
-    }
-    return absl::OkStatus();
-  };
-  TOPOLOGYD_RETURN_IF_ERROR(check_unique(pod.init_containers, "initContainers"));
-  TOPOLOGYD_RETURN_IF_ERROR(check_unique(pod.containers, "containers"));
+  TOPOLOGYD_RETURN_IF_ERROR(ParseSpec(spec, "spec", max_containers, &pod));
   return pod;
 }
 
@@ -312,15 +329,14 @@ class DuplicateKeyChecker : public YAML::EventHandler {
 // decoding refuses duplicate fields, and a second Pod would be silently dropped, so both are
 // errors, as is text on which yaml-cpp cannot read on. Reading stops at the first problem. JSON
 // goes through here too (yaml-cpp reads it as YAML).
-absl::Status CheckStructure(const std::string& text) {
+absl::Status CheckStructure(const std::string& text, std::string_view what) {
   DuplicateKeyChecker checker;
   absl::Status status;
   const std::optional<yaml::YamlError> error =
       yaml::ReadYamlDocuments(text, &checker, [&](const yaml::YamlDocument& document) {
         status = checker.status();
         if (status.ok() && document.index > 0 && !document.empty) {
-          status = LineError(document.root,
-                             "a second YAML document; a Pod manifest must hold exactly one Pod");
+          status = LineError(document.root, fmt::format("a second YAML document; {}", what));
         }
         return status.ok();
       });
@@ -328,23 +344,41 @@ absl::Status CheckStructure(const std::string& text) {
   return status;
 }
 
-}  // namespace
-
-absl::StatusOr<Pod> ParsePodManifest(std::string_view text, size_t max_containers) {
+// One document of `text`, checked for structure (`what` says what it must hold), to `read`.
+absl::StatusOr<Pod> ReadSingleDocument(
+    std::string_view text, std::string_view what,
+    const std::function<absl::StatusOr<Pod>(const YAML::Node&)>& read) {
   const std::string buffer(text);
-  TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer));
+  TOPOLOGYD_RETURN_IF_ERROR(CheckStructure(buffer, what));
   YAML::Node root;
   if (std::optional<yaml::YamlError> error = yaml::LoadFirstYamlDocument(buffer, &root)) {
     return LineError(error->mark, error->message);
   }
   // Reading a loaded node should not throw; none may escape lib/ if it does.
   try {
-    return ParseDocument(root, max_containers);
+    return read(root);
   } catch (const YAML::Exception& e) {
     return LineError(e.mark, e.msg);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(fmt::format("cannot read the manifest: {}", e.what()));
+    return absl::InvalidArgumentError(fmt::format("cannot read the document: {}", e.what()));
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Pod> ParsePodManifest(std::string_view text, size_t max_containers) {
+  return ReadSingleDocument(
+      text, "a Pod manifest must hold exactly one Pod",
+      [&](const YAML::Node& root) { return ParseDocument(root, max_containers); });
+}
+
+absl::StatusOr<Pod> ParsePodSpec(std::string_view text, Pod identity, size_t max_containers) {
+  return ReadSingleDocument(text, "the pod spec must be one document",
+                            [&](const YAML::Node& root) -> absl::StatusOr<Pod> {
+                              Pod pod = identity;
+                              TOPOLOGYD_RETURN_IF_ERROR(ParseSpec(root, "", max_containers, &pod));
+                              return pod;
+                            });
 }
 
 }  // namespace topologyd::pod

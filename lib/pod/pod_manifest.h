@@ -1,4 +1,5 @@
-// ParsePodManifest(): a Kubernetes Pod manifest (YAML or JSON text) -> pod::Pod.
+// ParsePodManifest(): a Kubernetes Pod manifest (YAML or JSON text) -> pod::Pod; ParsePodSpec(): the
+// same for a PodSpec alone (the topologyd.io/resources annotation).
 //
 // Reads metadata.{uid,name,namespace,annotations} and, for spec.initContainers and
 // spec.containers, name, restartPolicy and resources.{requests,limits}; everything else
@@ -40,5 +41,12 @@ namespace topologyd::pod {
 
 absl::StatusOr<Pod> ParsePodManifest(std::string_view text,
                                      size_t max_containers = kDefaultMaxContainersPerPod);
+
+// A PodSpec alone (YAML or JSON: `initContainers` and `containers`, each container's name,
+// restartPolicy and resources; everything else ignored), read with the same rules as a
+// manifest's spec, into `identity` (uid, namespace, name and annotations, which the caller has
+// checked). Paths in errors start at the spec ("containers[0].resources.limits.cpu: ...").
+absl::StatusOr<Pod> ParsePodSpec(std::string_view text, Pod identity,
+                                 size_t max_containers = kDefaultMaxContainersPerPod);
 
 }  // namespace topologyd::pod

@@ -2,37 +2,24 @@
 // that sees a pod sandbox's metadata and annotations but never its spec. A mutating webhook or
 // the pod's author sets it; docs/pod-spec-sources.md is the user-facing description.
 //
-// The value is one JSON object (a JSON string in the annotation):
+// The value is the pod's spec, or the part of it that decides placement: `initContainers` and
+// `containers`, each container with its `name`, `restartPolicy` and `resources` exactly as in
+// the Pod (so a webhook can copy them; every other field is ignored). JSON or YAML:
 //
-//   {
-//     "initContainers": [                           optional; kubelet's start order
-//       {"name": "setup", "requests": {"cpu": "1"}},
-//       {"name": "proxy", "restartPolicy": "Always",    a sidecar
-//        "requests": {"cpu": "500m", "memory": "128Mi"}, "limits": {"memory": "128Mi"}}
-//     ],
-//     "containers": [                               required, at least one; spec order
-//       {"name": "app",
-//        "requests": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "1"},
-//        "limits": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "1"}}
-//     ]
-//   }
+//   {"initContainers": [{"name": "setup", "resources": {"requests": {"cpu": "1"}}},
+//                       {"name": "proxy", "restartPolicy": "Always",
+//                        "resources": {"limits": {"cpu": "500m", "memory": "128Mi"}}}],
+//    "containers": [{"name": "app",
+//                    "resources": {"limits": {"cpu": "2", "memory": "1Gi",
+//                                             "nvidia.com/gpu": "1"}}}]}
 //
-// Rules, the same as for a Pod manifest (lib/pod/pod_manifest.h) where they overlap:
-//   - no other keys at any level, and no key twice in an object;
-//   - a container has "name" (a DNS label, unique across init and app containers) and may
-//     have "requests" and "limits", objects mapping a resource name (validate.h
-//     ValidateContainerResourceName) to a quantity written as a JSON string ("2", "1500m",
-//     "1Gi"; pod.h ValidateResourceQuantity);
-//   - "restartPolicy" only on init containers, and only "Always" (a sidecar, as the API server
-//     allows);
-//   - a missing request defaults to its limit (pod.h ApplyRequestDefaults); then a request is
-//     not above its limit, and hugepages and extended resources have request == limit;
-//   - at most `max_containers` containers (init and app together).
+// It is read by the manifest parser's own rules (lib/pod/pod_manifest.h ParsePodSpec): names,
+// resource names and quantities checked, requests defaulted from limits, a request not above
+// its limit, no key twice, at most `max_containers` containers. Errors are INVALID_ARGUMENT
+// naming the annotation and the path, e.g.
+//   annotation topologyd.io/resources: containers[1].resources.limits.cpu: invalid quantity ...
 //
-// Errors are INVALID_ARGUMENT naming the annotation and the JSON path, e.g.
-//   annotation topologyd.io/resources: containers[1].limits.cpu: invalid quantity "x": ...
-//
-// Pure; thread-safe.
+// Thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -373,10 +373,11 @@ TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
   pod.init_containers[1].restart_always = true;
   pod.annotations["topologyd.io/resources"] = R"({
     "initContainers": [
-      {"name": "setup", "limits": {"cpu": "1", "memory": "64Mi"}},
-      {"name": "proxy", "restartPolicy": "Always", "limits": {"cpu": "100m", "memory": "32Mi"}}
+      {"name": "setup", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}},
+      {"name": "proxy", "restartPolicy": "Always",
+       "resources": {"limits": {"cpu": "100m", "memory": "32Mi"}}}
     ],
-    "containers": [{"name": "app", "limits": {"cpu": "1", "memory": "64Mi"}}]
+    "containers": [{"name": "app", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}]
   })";
   ASSERT_GRPC_OK(kubelet_->RunPod(pod));
   // Admitted with the sandbox: every container is held before any is created.
