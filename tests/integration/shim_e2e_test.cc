@@ -2,7 +2,6 @@
 // cpuset hierarchy, and the shim between them; a kubelet emulator talks to the shim. After each
 // step the container's process, its cgroup and the runtime's stored resources must show the
 // CPUs topologyd's ListAllocations reports. Skips as the containerd harness does.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
+#include "tests/support/containerd/subprocess.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
 namespace topologyd::testing::containerd {
@@ -77,31 +77,16 @@ class ShimProcess {
  public:
   ~ShimProcess() { Kill(SIGKILL); }
   void Start(const std::vector<std::string>& argv, const std::string& log_path) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      ::dup2(log, 1);
-      ::dup2(log, 2);
-      std::vector<char*> args;
-      for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-      args.push_back(nullptr);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
+    pid_ = SpawnServer(argv, log_path);
   }
   // Signals it and waits for it to exit (SIGKILL after 10 s).
   void Kill(int sig) {
     if (pid_ <= 0) return;
     ::kill(pid_, sig);
-    for (int i = 0; i < 500; ++i) {
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!WaitForChild(pid_, std::chrono::seconds(10))) {
+      ::kill(pid_, SIGKILL);
+      WaitForChild(pid_, std::chrono::seconds(10));
     }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
   bool alive() { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
