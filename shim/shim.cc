@@ -44,8 +44,9 @@ absl::Status Shim::Start() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(config_.max_message_bytes);
   args.SetMaxSendMessageSize(config_.max_message_bytes);
+  // A runtime restart is retried within a second. (Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC
+  // takes the connect timeout from it, and a short one fails handshakes with a busy runtime.)
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   runtime_channel_ =
       grpc::CreateCustomChannel(config_.runtime_endpoint, grpc::InsecureChannelCredentials(), args);

@@ -10,9 +10,9 @@ TopologydClient::TopologydClient(std::string socket_path, std::chrono::milliseco
     : socket_path_(std::move(socket_path)), timeout_(timeout) {
   grpc::ChannelArguments args;
   // The daemon restarts in a second or two; the default back-off would keep the shim away
-  // for longer than that after the first failed attempt.
+  // for longer than that after the first failed attempt. (Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS:
+  // gRPC takes the connect timeout from it, and a short one fails handshakes with a busy daemon.)
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   channel_ =
       grpc::CreateCustomChannel("unix://" + socket_path_, grpc::InsecureChannelCredentials(), args);

@@ -67,8 +67,10 @@ std::shared_ptr<grpc::Channel> UpstreamChannel(const RelayOptions& options) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
+  // Only the back-off between attempts is shortened: gRPC takes its minimum *connect timeout*
+  // from GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, and a short one fails every handshake with a server
+  // that takes longer than that to answer (a busy or just-started runtime), again and again.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, options.reconnect_backoff_ms);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, options.reconnect_backoff_ms);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, options.max_reconnect_backoff_ms);
   return grpc::CreateCustomChannel(options.upstream_target, grpc::InsecureChannelCredentials(),
                                    args);

@@ -25,6 +25,7 @@
 #include "lib/pod/pod.h"
 #include "tests/integration/process.h"
 #include "tests/support/containerd/containerd_instance.h"
+#include "tests/support/containerd/cri_channel.h"
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
 #include "tests/support/containerd/subprocess.h"
@@ -155,7 +156,11 @@ class ShimE2ETest : public ::testing::Test {
   void StartTopologyd() {
     topologyd_ = std::make_unique<DaemonProcess>();
     topologyd_->Start(dir_.File("topologyd.yaml"), dir_.File("topologyd.log"));
-    channel_ = grpc::CreateChannel("unix:" + TopologydSocket(), grpc::InsecureChannelCredentials());
+    // A first call on a channel made before the socket accepts waits out its deadline: probe
+    // the socket first.
+    ASSERT_TRUE(PollUntil([&] { return SocketAccepts(TopologydSocket()); }))
+        << ReadFile(dir_.File("topologyd.log"));
+    channel_ = CriChannel(TopologydSocket());
     stub_ = v1::Topologyd::NewStub(channel_);
     ASSERT_TRUE(PollUntil([&] {
       v1::ListAllocationsResponse response;
@@ -173,8 +178,9 @@ class ShimE2ETest : public ::testing::Test {
                  "unix://" + ShimSocket(), "--runtime-endpoint", "unix://" + containerd_socket_,
                  "--topologyd-socket", TopologydSocket()},
                 dir_.File("shim.log"));
-    auto channel = grpc::CreateChannel("unix:" + ShimSocket(), grpc::InsecureChannelCredentials());
-    auto runtime = cri::RuntimeService::NewStub(channel);
+    ASSERT_TRUE(PollUntil([&] { return shim_.alive() && SocketAccepts(ShimSocket()); }))
+        << ReadFile(dir_.File("shim.log"));
+    auto runtime = cri::RuntimeService::NewStub(CriChannel(ShimSocket()));
     ASSERT_TRUE(PollUntil([&] {
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + seconds(2));

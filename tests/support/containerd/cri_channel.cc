@@ -15,7 +15,6 @@ namespace topologyd::testing::containerd {
 std::shared_ptr<grpc::Channel> CriChannel(const std::string& endpoint) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 20);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 20);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
   // kubelet's limit; verbose statuses carry the whole OCI spec.
   args.SetMaxReceiveMessageSize(16 * 1024 * 1024);
