@@ -1,6 +1,6 @@
 // The interceptor's view of the unary calls it claims: it can rewrite the request and the
 // answer, refuse a call, see the runtime's errors; it answers from its own thread; and while
-// it holds a call, other calls go on.
+// it holds a call, other calls go on; it may also answer on the calling thread.
 #include "lib/cri_relay/interceptor.h"
 
 #include <deque>
@@ -46,17 +46,24 @@ class TestInterceptor final : public Interceptor {
   After after = [](const std::string&, grpc::Status status, std::string response,
                    InterceptDone done) { done(std::move(status), std::move(response)); };
 
+  // The hooks run on the relay's calling thread instead, answering before they return (as the
+  // shim does for what never waits).
+  bool answer_inline = false;
+
   bool Intercepts(std::string_view method) const override {
     return method == kEcho || method == kFail;
   }
   void BeforeForward(const CallInfo& call, std::string request, InterceptDone done) override {
     EXPECT_TRUE(call.method == kEcho || call.method == kFail) << call.method;
+    if (answer_inline) return before(std::move(request), std::move(done));
     Post([this, request = std::move(request), done = std::move(done)]() mutable {
       before(std::move(request), std::move(done));
     });
   }
   void AfterForward(const CallInfo&, const std::string& forwarded, grpc::Status status,
                     std::string response, InterceptDone done) override {
+    if (answer_inline)
+      return after(forwarded, std::move(status), std::move(response), std::move(done));
     Post([this, forwarded, status = std::move(status), response = std::move(response),
           done = std::move(done)]() mutable {
       after(forwarded, std::move(status), std::move(response), std::move(done));
@@ -133,6 +140,26 @@ TEST_F(InterceptorTest, RewritesTheRequestTheRuntimeGetsAndTheAnswerTheCallerGet
   EXPECT_THAT(result.responses, ElementsAre("echo:edited-hello-after"));
   EXPECT_EQ(forwarded_seen, "edited-hello");
   EXPECT_EQ(response_seen, "echo:edited-hello");
+}
+
+TEST_F(InterceptorTest, MayAnswerOnTheCallingThreadBeforeReturning) {
+  interceptor_.answer_inline = true;
+  interceptor_.before = [](std::string request, InterceptDone done) {
+    done(grpc::Status::OK, "edited-" + request);
+  };
+  interceptor_.after = [](const std::string&, grpc::Status status, std::string response,
+                          InterceptDone done) { done(status, response + "-after"); };
+  for (int i = 0; i < 3; ++i) {
+    const CallResult result = Call(relayed_, kEcho, {"hello"});
+    ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+    EXPECT_THAT(result.responses, ElementsAre("echo:edited-hello-after"));
+  }
+  interceptor_.before = [](std::string, InterceptDone done) {
+    done(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "not on this node"), {});
+  };
+  const CallResult refused = Call(relayed_, kEcho, {"hello"});
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(runtime_->calls(kEcho), 3);
 }
 
 TEST_F(InterceptorTest, RefusalAnswersTheCallerAndNeverReachesTheRuntime) {
