@@ -127,7 +127,8 @@ class ShimE2ETest : public ::testing::Test {
                   "cgroup: {root: /sys/fs/cgroup/cpuset, driver: cgroupfs, version: v1, "
                   "apply: true}\n"
                   "reconcilePeriod: 1s\n");
-    WriteFile(dir_.File("shim.yaml"), "podSpec: {sources: " + sources_ +
+    WriteFile(dir_.File("shim.yaml"), "failurePolicy: " + failure_policy_ +
+                                          "\npodSpec: {sources: " + sources_ +
                                           "}\n"
                                           "resync: {period: 1s}\n"
                                           "topologydTimeout: 3s\n");
@@ -253,6 +254,7 @@ class ShimE2ETest : public ::testing::Test {
   }
 
   std::string sources_ = "[estimate]";
+  std::string failure_policy_ = "Fail";
   ContainerdInstance containerd_;  // outlives everything that uses it
   std::string containerd_socket_;
   TempDir dir_;
@@ -420,6 +422,34 @@ TEST_F(ShimE2ETest, AContainerWaitsForTopologydAndItsRetrySucceeds) {
   ASSERT_EQ(response.pods_size(), 1) << response.DebugString();
   EXPECT_EQ(response.pods(0).containers_size(), 1) << response.DebugString();
   EXPECT_EQ(response.shared_pool(), "0");
+}
+
+// With failurePolicy Ignore, a shared-pool container is created while topologyd is down, unpinned;
+// the resync after topologyd is back adopts it: admitted, bound, and following the shared pool.
+class ShimE2EIgnoreTest : public ShimE2ETest {
+ protected:
+  ShimE2EIgnoreTest() { failure_policy_ = "Ignore"; }
+};
+
+TEST_F(ShimE2EIgnoreTest, AContainerCreatedWhileTopologydWasDownIsAdoptedWhenItIsBack) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("late", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_NO_FATAL_FAILURE(StopTopologyd());
+  std::string late;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("late", "app", 0, &late));
+  cri::LinuxContainerResources stored;
+  ASSERT_GRPC_OK(kubelet_->StoredResources(late, &stored));
+  EXPECT_EQ(stored.cpuset_cpus(), "") << "created unchanged";
+  // A container that needs placement is still refused.
+  std::string pinned;
+  grpc::Status refused = kubelet_->CreateContainer("g", "app", 0, &pinned);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+
+  ASSERT_NO_FATAL_FAILURE(StartTopologyd());
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("late", "app", late, "0-1"));
+  ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("late", "app", late, "0"));
 }
 
 // 6. The shim killed between CreateContainer and StartContainer, and again after the start:
