@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/pod/pod.h"
+#include "lib/rpc/pod_proto.h"
 #include "tests/integration/process.h"
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/cri_channel.h"
@@ -123,6 +124,9 @@ class ShimE2ETest : public ::testing::Test {
                   "cpuManagerPolicy: static\n"
                   "reservedSystemCPUs: \"0\"\n"
                   "topologyManagerPolicy: best-effort\n"
+                  "topologyManagerScope: " +
+                  scope_ +
+                  "\n"
                   "memoryManagerPolicy: None\n"
                   "cgroup: {root: /sys/fs/cgroup/cpuset, driver: cgroupfs, version: v1, "
                   "apply: true}\n"
@@ -255,6 +259,7 @@ class ShimE2ETest : public ::testing::Test {
 
   std::string sources_ = "[estimate]";
   std::string failure_policy_ = "Fail";
+  std::string scope_ = "container";
   ContainerdInstance containerd_;  // outlives everything that uses it
   std::string containerd_socket_;
   TempDir dir_;
@@ -372,12 +377,36 @@ TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
     ],
     "containers": [{"name": "app", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}]
   })";
+  // The daemon's own decision for the same pod, before anything is held.
+  v1::ExplainRequest explain;
+  pod::Pod spec = pod;
+  pod::ApplyRequestDefaults(spec);
+  rpc::PodToProto(spec, explain.mutable_pod());
+  v1::ExplainResponse explained;
+  {
+    grpc::ClientContext context;
+    ASSERT_GRPC_OK(stub_->Explain(&context, explain, &explained));
+  }
+  ASSERT_TRUE(explained.decision().admitted()) << explained.DebugString();
+
   ASSERT_GRPC_OK(kubelet_->RunPod(pod));
-  // Admitted with the sandbox: every container is held before any is created.
+  // Admitted with the sandbox: every container is held before any is created, exactly as the
+  // daemon decides the same Pod.
   v1::ListAllocationsResponse response;
   ASSERT_GRPC_OK(Allocations(&response));
   ASSERT_EQ(response.pods_size(), 1) << response.DebugString();
-  EXPECT_EQ(response.pods(0).containers_size(), 3) << response.DebugString();
+  ASSERT_EQ(response.pods(0).containers_size(), 3) << response.DebugString();
+  for (const v1::ContainerAllocation& decided : explained.decision().containers()) {
+    auto held = Allocation("a", decided.name());
+    ASSERT_TRUE(held.has_value()) << decided.name();
+    EXPECT_EQ(held->exclusive(), decided.exclusive()) << decided.name();
+    if (decided.exclusive()) {
+      EXPECT_EQ(held->cpus(), decided.cpus()) << decided.name();
+    }
+    EXPECT_EQ(std::vector<int>(held->numa_affinity().begin(), held->numa_affinity().end()),
+              std::vector<int>(decided.numa_affinity().begin(), decided.numa_affinity().end()))
+        << decided.name();
+  }
 
   std::string setup;
   ASSERT_GRPC_OK(kubelet_->RunContainer("a", "setup", 0, &setup));
@@ -399,6 +428,44 @@ TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("a", "app", app, "1"));
   EXPECT_TRUE(Allocation("a", "app")->exclusive());
   EXPECT_EQ(SharedPool(), "0");
+}
+
+// A Guaranteed container with a fraction of a CPU is not exclusive (kubelet's static policy):
+// it runs on the shared pool and follows it when an exclusive container takes a CPU.
+TEST_F(ShimE2ETest, AFractionalGuaranteedContainerRunsOnTheSharedPool) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("f", {Guaranteed("app", "500m", "64Mi")})));
+  std::string fractional;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("f", "app", 0, &fractional));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("f", "app", fractional, "0-1"));
+  EXPECT_FALSE(Allocation("f", "app")->exclusive());
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
+  std::string pinned;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("f", "app", fractional, "0"));
+}
+
+// Pod scope: the two containers of a Guaranteed pod are admitted together, the whole-CPU one
+// exclusive, the fractional one on the shared pool.
+class ShimE2EPodScopeTest : public ShimE2ETest {
+ protected:
+  ShimE2EPodScopeTest() { scope_ = "pod"; }
+};
+
+TEST_F(ShimE2EPodScopeTest, TwoContainersOfAPodAreAdmittedTogether) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(
+      OnePod("two", {Guaranteed("big", "1", "64Mi"), Guaranteed("small", "500m", "32Mi")})));
+  std::string big;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("two", "big", 0, &big));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("two", "big", big, "1"));
+  std::string small;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("two", "small", 0, &small));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("two", "small", small, "0"));
+  EXPECT_TRUE(Allocation("two", "big")->exclusive());
+  EXPECT_FALSE(Allocation("two", "small")->exclusive());
+  ASSERT_GRPC_OK(kubelet_->StopPod("two"));
+  ASSERT_GRPC_OK(kubelet_->RemovePod("two"));
+  EXPECT_EQ(SharedPool(), "0-1");
 }
 
 // 5. While topologyd is down a Guaranteed container is not created (never unpinned); once it
