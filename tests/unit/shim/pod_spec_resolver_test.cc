@@ -1,0 +1,166 @@
+// The shim's choice of a pod's spec source: the configured order, the annotation's errors, the
+// fall-through when the API server cannot answer, and one resolution per pod. The API server is
+// a small HTTP server (python3) serving one Pod.
+#include "shim/pod_spec_resolver.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lib/pod/pod_manifest.h"
+
+namespace topologyd::shim {
+namespace {
+
+constexpr char kUid[] = "6d1c0d5e-1f3a-4b7c-9d2e-0a1b2c3d4e5f";
+
+constexpr char kPodJson[] = R"({
+  "apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "web", "namespace": "shop", "uid": "6d1c0d5e-1f3a-4b7c-9d2e-0a1b2c3d4e5f",
+               "resourceVersion": "12345"},
+  "spec": {"nodeName": "n1",
+           "initContainers": [{"name": "setup", "image": "x",
+                               "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}],
+           "containers": [{"name": "app", "image": "y",
+                           "resources": {"limits": {"cpu": "2", "memory": "128Mi"}}}]},
+  "status": {"phase": "Pending"}
+})";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class PodSpecResolverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
+      GTEST_SKIP() << "needs python3 to run a stand-in API server";
+    }
+    char dir_template[] = "/tmp/tpd-resolver-XXXXXX";
+    dir_ = ::mkdtemp(dir_template);
+    std::ofstream(dir_ + "/pod.json") << kPodJson;
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(out[1], 1);
+      const std::string script =
+          std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/unit/shim/pod_server.py";
+      ::execlp("python3", "python3", script.c_str(), (dir_ + "/pod.json").c_str(),
+               (dir_ + "/requests.log").c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    FILE* port_line = ::fdopen(out[0], "r");
+    int port = 0;
+    ASSERT_EQ(std::fscanf(port_line, "%d", &port), 1) << "the stand-in API server did not start";
+    std::fclose(port_line);
+    server_ = "http://127.0.0.1:" + std::to_string(port);
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  PodSpecResolver Resolver(std::vector<PodSpecSource> sources, std::string server = "") {
+    ShimConfig config;
+    config.pod_spec.sources = std::move(sources);
+    kube_api::KubeApiConfig api;
+    api.server = server.empty() ? server_ : server;
+    return PodSpecResolver(config, kube_api::KubeApiClient(api));
+  }
+
+  int Requests() {
+    std::string log = ReadAll(dir_ + "/requests.log");
+    return static_cast<int>(std::count(log.begin(), log.end(), '\n'));
+  }
+
+  SandboxRecord Sandbox(std::map<std::string, std::string> annotations = {}) {
+    return SandboxRecord{"s1", kUid, "shop", "web", std::move(annotations), "/kubepods/pod1", 0};
+  }
+
+  std::string dir_;
+  pid_t pid_ = -1;
+  std::string server_;
+};
+
+TEST_F(PodSpecResolverTest, TheApiServersPodIsTheManifestsAndIsAskedOncePerPod) {
+  PodSpecResolver resolver = Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate});
+  absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(Sandbox());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->has_value());
+  EXPECT_EQ(**spec, *pod::ParsePodManifest(kPodJson));
+  ASSERT_TRUE(resolver.FullSpec(Sandbox()).ok());
+  EXPECT_EQ(Requests(), 1);
+  resolver.Forget(kUid);
+  ASSERT_TRUE(resolver.FullSpec(Sandbox()).ok());
+  EXPECT_EQ(Requests(), 2);
+}
+
+TEST_F(PodSpecResolverTest, AnApiServerThatCannotAnswerFallsThroughToTheEstimateOnce) {
+  // A uid the API server does not have (the pod was recreated under the same name).
+  PodSpecResolver resolver = Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate});
+  SandboxRecord other = Sandbox();
+  other.pod_uid = "00000000-0000-0000-0000-000000000000";
+  absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(other);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_value());
+  ASSERT_TRUE(resolver.FullSpec(other).ok());
+  EXPECT_EQ(Requests(), 1) << "the pod keeps the source it was given";
+
+  // Nobody listening.
+  PodSpecResolver unreachable =
+      Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate}, "http://127.0.0.1:1");
+  spec = unreachable.FullSpec(Sandbox());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_value());
+}
+
+TEST_F(PodSpecResolverTest, TheAnnotationWinsWhenListedFirstAndAMalformedOneIsAnError) {
+  PodSpecResolver resolver = Resolver({PodSpecSource::kAnnotation, PodSpecSource::kApiServer});
+  absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(
+      Sandbox({{"topologyd.io/resources",
+                R"({"containers": [{"name": "app", "resources": {"limits": {"cpu": "1"}}}]})"}}));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->has_value());
+  EXPECT_EQ((*spec)->containers.size(), 1u);
+  EXPECT_TRUE((*spec)->init_containers.empty());
+  EXPECT_EQ(Requests(), 0);
+
+  PodSpecResolver strict = Resolver({PodSpecSource::kAnnotation, PodSpecSource::kApiServer});
+  spec = strict.FullSpec(Sandbox({{"topologyd.io/resources", R"({"containers": 3})"}}));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(spec.status().message()),
+              ::testing::HasSubstr("annotation topologyd.io/resources: containers: "));
+  EXPECT_EQ(Requests(), 0) << "a malformed annotation is not guessed around";
+
+  // Without the annotation, the API server is next.
+  spec = strict.FullSpec(Sandbox());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->has_value());
+  EXPECT_EQ(Requests(), 1);
+}
+
+}  // namespace
+}  // namespace topologyd::shim
