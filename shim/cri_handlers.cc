@@ -557,6 +557,13 @@ std::optional<cri::LinuxContainerResources> CriHandlers::StoredResources(
 }
 
 absl::StatusOr<std::vector<ContainerRecord>> CriHandlers::ReadContainers() {
+  // Only containers known before the listing can be missing from it for good: one created
+  // while the list is on its way is in the book but not yet in the list.
+  std::set<std::string> known_before;
+  {
+    absl::MutexLock lock(&mu_);
+    known_before = book_.ContainerIds();
+  }
   cri::ListContainersResponse containers;
   grpc::ClientContext list_context;
   list_context.set_deadline(RuntimeDeadline());
@@ -603,8 +610,11 @@ absl::StatusOr<std::vector<ContainerRecord>> CriHandlers::ReadContainers() {
   }
   // Forget what the runtime no longer has.
   absl::MutexLock lock(&mu_);
-  book_.RetainContainers(listed);
-  std::erase_if(pushed_, [&](const auto& entry) { return !listed.contains(entry.first); });
+  for (const std::string& id : known_before) {
+    if (listed.contains(id)) continue;
+    book_.ForgetContainer(id);
+    pushed_.erase(id);
+  }
   return running;
 }
 

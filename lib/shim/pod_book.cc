@@ -47,8 +47,10 @@ const ContainerRecord* PodBook::Container(const std::string& id) const {
 
 void PodBook::ForgetContainer(const std::string& id) { containers_.erase(id); }
 
-void PodBook::RetainContainers(const std::set<std::string>& ids) {
-  std::erase_if(containers_, [&](const auto& entry) { return !ids.contains(entry.first); });
+std::set<std::string> PodBook::ContainerIds() const {
+  std::set<std::string> ids;
+  for (const auto& [id, entry] : containers_) ids.insert(id);
+  return ids;
 }
 
 std::vector<const ContainerRecord*> PodBook::ContainersOfPod(const std::string& pod_uid) const {

@@ -49,8 +49,8 @@ class PodBook {
   void PutContainer(ContainerRecord container);
   const ContainerRecord* Container(const std::string& id) const;
   void ForgetContainer(const std::string& id);
-  // Forgets every container whose id is not in `ids` (the runtime no longer has it).
-  void RetainContainers(const std::set<std::string>& ids);
+  // The ids of every container it knows.
+  std::set<std::string> ContainerIds() const;
   // The pod's containers, oldest first.
   std::vector<const ContainerRecord*> ContainersOfPod(const std::string& pod_uid) const;
 
