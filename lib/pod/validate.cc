@@ -113,7 +113,10 @@ absl::Status ValidateContainerCount(size_t count, size_t max) {
 
 absl::Status ValidateRequestsAgainstLimits(const ResourceList& requests, const ResourceList& limits,
                                            std::string_view requests_path) {
-  for (const auto& [name, request] : requests) {
+  for (const auto& entry : requests) {
+    // Named, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& name = entry.first;
+    const Quantity& request = entry.second;
     auto limit = limits.find(name);
     auto error = [&](std::string_view reason) {
       return absl::InvalidArgumentError(fmt::format("{}.{}: {}", requests_path, name, reason));
