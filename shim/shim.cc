@@ -7,7 +7,6 @@
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
-#include "lib/shim/cri_methods.h"
 
 namespace topologyd::shim {
 namespace {
@@ -62,7 +61,6 @@ absl::Status Shim::Start() {
   options.upstream_target = config_.runtime_endpoint;
   options.max_message_bytes = config_.max_message_bytes;
   options.socket_mode = config_.socket_mode;
-  options.sends_request_first = IsKnownCriMethod;
   absl::StatusOr<std::unique_ptr<cri_relay::Relay>> relay =
       cri_relay::Relay::Start(options, interceptor_.get());
   if (!relay.ok()) return relay.status();

@@ -2,7 +2,6 @@
 // runtime's contexts, and messages as byte strings.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 
@@ -28,8 +27,6 @@ struct CallEnvironment {
   Interceptor* interceptor;  // null: nothing is intercepted
   // Entered around every call of an interceptor method.
   ShutdownGate& interceptor_calls;
-  // RelayOptions::sends_request_first.
-  std::function<bool(std::string_view method)> sends_request_first;
 };
 
 // Keys gRPC sets itself on every call (pseudo-headers, "grpc-*", content-type, user-agent,

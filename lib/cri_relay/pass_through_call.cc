@@ -31,9 +31,6 @@ class PassThroughCall {
         runtime_(this) {
     runtime_contexts_.Join();
     CopyCallerMetadata(*caller_context, *runtime_context_);
-    if (env.sends_request_first && env.sends_request_first(caller_context->method())) {
-      runtime_context_->set_initial_metadata_corked(true);
-    }
     env.stub.PrepareBidiStreamingCall(runtime_context_.get(), caller_context->method(),
                                       grpc::StubOptions(), &runtime_);
     runtime_.AddHold();

@@ -92,7 +92,6 @@ absl::StatusOr<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options,
       .runtime_contexts = relay->runtime_contexts_,
       .interceptor = interceptor,
       .interceptor_calls = relay->interceptor_calls_,
-      .sends_request_first = options.sends_request_first,
   });
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix:" + options.listen_path, grpc::InsecureServerCredentials());

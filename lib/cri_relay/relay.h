@@ -10,11 +10,9 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
 #include <grpcpp/channel.h>
@@ -35,12 +33,6 @@ struct RelayOptions {
   // relay answering UNAVAILABLE for minutes after a runtime restart.
   int reconnect_backoff_ms = 100;
   int max_reconnect_backoff_ms = 1000;
-  // The methods whose caller always sends its request before it waits for anything (every
-  // method of today's CRI: unary or server-streaming). For them the runtime call's headers go
-  // out with that request, one write instead of two; for any other method, one the relay does
-  // not know included, they go out at once, so that a method whose server speaks first still
-  // works. Null: no method.
-  std::function<bool(std::string_view method)> sends_request_first;
 };
 
 class RelayService;

@@ -3,7 +3,6 @@
 #include "lib/cri_relay/relay.h"
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -29,8 +28,7 @@ class RelayTest : public ::testing::Test {
     runtime_ = std::make_unique<FakeRuntime>(dir_.File("runtime.sock"));
     absl::StatusOr<std::unique_ptr<Relay>> relay =
         Relay::Start({.listen_path = dir_.File("relay.sock"),
-                      .upstream_target = "unix:" + dir_.File("runtime.sock"),
-                      .sends_request_first = sends_request_first_},
+                      .upstream_target = "unix:" + dir_.File("runtime.sock")},
                      nullptr);
     ASSERT_TRUE(relay.ok()) << relay.status();
     relay_ = *std::move(relay);
@@ -50,36 +48,12 @@ class RelayTest : public ::testing::Test {
     EXPECT_EQ(relayed.trailing_metadata, direct.trailing_metadata) << method;
   }
 
-  std::function<bool(std::string_view)> sends_request_first_;
   TempDir dir_;
   std::unique_ptr<FakeRuntime> runtime_;
   std::unique_ptr<Relay> relay_;
   std::shared_ptr<grpc::Channel> direct_;
   std::shared_ptr<grpc::Channel> relayed_;
 };
-
-// The same relay told that every method's caller sends its request first, so each runtime
-// call's headers wait for it: nothing the caller sees may change.
-class RequestFirstRelayTest : public RelayTest {
- protected:
-  RequestFirstRelayTest() {
-    sends_request_first_ = [](std::string_view) { return true; };
-  }
-};
-
-TEST_F(RequestFirstRelayTest, UnaryStreamingErrorsAndMetadataAreRelayedAlike) {
-  ExpectRelayedLikeDirect(kEcho, {"hi"}, Call(relayed_, kEcho, {"hi"}));
-  ExpectRelayedLikeDirect(kEcho, {"a", "b", "c"}, Call(relayed_, kEcho, {"a", "b", "c"}));
-  ExpectRelayedLikeDirect(kStream, {"20"}, Call(relayed_, kStream, {"20"}));
-  ExpectRelayedLikeDirect(kFail, {"x"}, Call(relayed_, kFail, {"x"}));
-  const CallResult inspected = Call(relayed_, kInspect, {"?"}, [](grpc::ClientContext& ctx) {
-    ctx.AddMetadata("x-trace", "abc");
-  });
-  ASSERT_TRUE(inspected.status.ok()) << inspected.status.error_message();
-  const auto seen = runtime_->inspected_metadata();
-  ASSERT_EQ(seen.count("x-trace"), 1u);
-  EXPECT_EQ(seen.find("x-trace")->second, "abc");
-}
 
 TEST_F(RelayTest, UnaryAnswerAndMetadataAreThoseOfTheRuntime) {
   const CallResult relayed = Call(relayed_, kEcho, {std::string("hi\0there", 8)});
