@@ -80,13 +80,6 @@ bool CriHandlers::Intercepts(std::string_view method) {
          std::end(kIntercepted);
 }
 
-bool CriHandlers::MayBlock(std::string_view method, bool before) {
-  const std::string_view name = MethodName(method);
-  if (before) return name == "RunPodSandbox" || name == "CreateContainer";
-  return name == "StartContainer" || name == "RemoveContainer" || name == "StopPodSandbox" ||
-         name == "RemovePodSandbox";
-}
-
 Forward CriHandlers::Before(std::string_view method, std::string request,
                             std::optional<Deadline> deadline) {
   const std::string_view name = MethodName(method);

@@ -53,9 +53,6 @@ class CriHandlers {
               AllocationCache* cache, runtime::v1::RuntimeService::StubInterface* runtime);
 
   static bool Intercepts(std::string_view method);
-  // Whether Before (`before`) or After of `method` may wait on topologyd or the runtime; the
-  // others only parse and keep books, and can run on the caller's thread.
-  static bool MayBlock(std::string_view method, bool before);
 
   Forward Before(std::string_view method, std::string request, std::optional<Deadline> deadline);
   // The bookkeeping after the runtime answered (`ok`, with `response`) the forwarded call;

@@ -26,34 +26,23 @@ bool RelayInterceptor::Intercepts(std::string_view method) const {
 
 void RelayInterceptor::BeforeForward(const cri_relay::CallInfo& call, std::string request,
                                      cri_relay::InterceptDone done) {
-  auto handle = [this, method = call.method, deadline = CallerDeadline(call),
-                 request = std::move(request), done = std::move(done)]() mutable {
+  workers_->Post([this, method = call.method, deadline = CallerDeadline(call),
+                  request = std::move(request), done = std::move(done)]() mutable {
     Forward forward = handlers_->Before(method, std::move(request), deadline);
     done(ToGrpc(forward.status), std::move(forward.request));
-  };
-  // Only what may wait goes to a worker: a thread hand-off is part of every call's latency.
-  if (CriHandlers::MayBlock(call.method, /*before=*/true)) {
-    workers_->Post(std::move(handle));
-  } else {
-    handle();
-  }
+  });
 }
 
 void RelayInterceptor::AfterForward(const cri_relay::CallInfo& call,
                                     const std::string& forwarded_request, grpc::Status status,
                                     std::string response, cri_relay::InterceptDone done) {
-  auto handle = [this, method = call.method, forwarded = forwarded_request,
-                 status = std::move(status), response = std::move(response),
-                 done = std::move(done)]() mutable {
+  workers_->Post([this, method = call.method, forwarded = forwarded_request,
+                  status = std::move(status), response = std::move(response),
+                  done = std::move(done)]() mutable {
     handlers_->After(method, forwarded, status.ok(), response);
     // The runtime's answer goes back unchanged, its status details included.
     done(std::move(status), std::move(response));
-  };
-  if (CriHandlers::MayBlock(call.method, /*before=*/false)) {
-    workers_->Post(std::move(handle));
-  } else {
-    handle();
-  }
+  });
 }
 
 }  // namespace topologyd::shim
