@@ -182,6 +182,9 @@ struct Options {
   std::string shim;
   int calls = 2000;
   int creates = 30;
+  // Where the shim gets the pod's spec: "estimate" (from the CRI, one container at a time:
+  // admitted at CreateContainer) or "annotation" (the whole pod: admitted at RunPodSandbox).
+  std::string source = "estimate";
   bool keep = false;
 };
 
@@ -199,7 +202,8 @@ int Run(const Options& o) {
          "topologyManagerPolicy: best-effort\nmemoryManagerPolicy: None\n"
          "cgroup: {root: /sys/fs/cgroup/cpuset, driver: cgroupfs, version: v1, apply: true}\n"
          "log: {level: warn}\n";
-  std::ofstream(dir + "/shim.yaml") << "podSpec: {sources: [estimate]}\nlog: {level: warn}\n";
+  std::ofstream(dir + "/shim.yaml")
+      << "podSpec: {sources: [" << o.source << "]}\nlog: {level: warn}\n";
   {
     Server topologyd({o.topologyd, "--config", dir + "/topologyd.yaml"}, dir + "/topologyd.log",
                      topologyd_socket);
@@ -250,7 +254,12 @@ int Run(const Options& o) {
     for (int i = 0; i < o.creates; ++i) {
       auto through_shim = [&] {
         const std::string uid = fmt::format("s{}", i);
-        Check(shimmed.RunPod(OneCpuPod(uid, true)), "RunPodSandbox");
+        topologyd::pod::Pod pod = OneCpuPod(uid, true);
+        if (o.source == "annotation") {
+          pod.annotations["topologyd.io/resources"] =
+              R"({"containers": [{"name": "app", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}]})";
+        }
+        Check(shimmed.RunPod(pod), "RunPodSandbox");
         std::string created;
         create_shim.push_back(Timed(
             [&] { Check(shimmed.CreateContainer(uid, "app", 0, &created), "CreateContainer"); }));
@@ -298,8 +307,9 @@ int Run(const Options& o) {
       }
     }
 
-    std::cout << fmt::format("shim latency ({} pass-through rounds, {} exclusive creations)\n",
-                             o.calls, o.creates);
+    std::cout << fmt::format(
+        "shim latency ({} pass-through rounds, {} exclusive creations, pod specs from {})\n",
+        o.calls, o.creates, o.source);
     Report("ListContainers direct", list_direct);
     Report("ListContainers through the shim", list_shim);
     Report("ContainerStatus direct", status_direct);
@@ -339,6 +349,8 @@ int main(int argc, char** argv) {
   app.add_option("--calls", o.calls, "pass-through rounds")->check(CLI::PositiveNumber);
   app.add_option("--creates", o.creates, "exclusive creations per path")
       ->check(CLI::PositiveNumber);
+  app.add_option("--source", o.source, "the shim's pod spec source")
+      ->check(CLI::IsMember({"estimate", "annotation"}));
   app.add_flag("--keep", o.keep, "keep the daemons' logs (printed path)");
   CLI11_PARSE(app, argc, argv);
   if (std::string reason = ContainerdSkipReason(); !reason.empty()) {
