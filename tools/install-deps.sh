@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages topologyd needs to build, if any are missing; with the
-# argument `test`, also what the tests against a real containerd run (containerd, runc and a
-# static busybox for the test image; busybox-static replaces a dynamic busybox package).
+# argument `test`, also the real components the tests run against: containerd, runc and a
+# static busybox for the test image (busybox-static replaces a dynamic busybox package), a
+# Prometheus server with promtool, and the Python JSON-schema checker that validates the
+# NodeResourceTopology objects against their CRD.
 # Idempotent: does nothing (and needs no privileges) when everything is installed.
 #
 #   tools/install-deps.sh          build dependencies
-#   tools/install-deps.sh test     build dependencies and the containerd tests' runtime
+#   tools/install-deps.sh test     build dependencies and the tests' real components
 set -euo pipefail
 
 case "${1:-}" in
@@ -22,9 +24,10 @@ packages=(
   libhwloc-dev hwloc libspdlog-dev libfmt-dev libyaml-cpp-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsystemd-dev
   libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev util-linux
+  prometheus-cpp-dev libcivetweb-dev
 )
 if [ "${1:-}" = test ]; then
-  packages+=(containerd runc busybox-static)
+  packages+=(containerd runc busybox-static prometheus python3-jsonschema python3-yaml)
 fi
 
 missing=()
