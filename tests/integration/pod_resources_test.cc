@@ -94,7 +94,7 @@ api::Pod MakePod(const std::string& uid, std::map<std::string, std::string> reso
   return pod;
 }
 
-class PodResourcesTest : public ::testing::Test {
+class PodResourcesSocketTest : public ::testing::Test {
  protected:
   void SetUp() override {
     config_ = MinimalConfig(dir_.path(), Extra());
@@ -251,7 +251,7 @@ class PodResourcesTest : public ::testing::Test {
   std::unique_ptr<pr::PodResourcesLister::Stub> lister_;
 };
 
-TEST_F(PodResourcesTest, AllocatableResourcesAreTheConfiguredOnes) {
+TEST_F(PodResourcesSocketTest, AllocatableResourcesAreTheConfiguredOnes) {
   pr::AllocatableResourcesResponse allocatable;
   grpc::Status s = lister_->GetAllocatableResources(Context().get(), {}, &allocatable);
   ASSERT_TRUE(s.ok()) << s.error_message();
@@ -279,7 +279,7 @@ TEST_F(PodResourcesTest, AllocatableResourcesAreTheConfiguredOnes) {
   EXPECT_EQ(memory[1] - memory[0], uint64_t{64} << 20);
 }
 
-TEST_F(PodResourcesTest, AnswersFollowAdmissionsReleasesAndARestart) {
+TEST_F(PodResourcesSocketTest, AnswersFollowAdmissionsReleasesAndARestart) {
   ExpectListMatchesAllocations();
   EXPECT_EQ(List().pod_resources_size(), 0);
 
@@ -320,7 +320,7 @@ TEST_F(PodResourcesTest, AnswersFollowAdmissionsReleasesAndARestart) {
   ExpectListMatchesAllocations();
 }
 
-TEST_F(PodResourcesTest, GetOfAnUnknownPodIsTheKubeletsError) {
+TEST_F(PodResourcesSocketTest, GetOfAnUnknownPodIsTheKubeletsError) {
   pr::GetPodResourcesRequest request;
   request.set_pod_namespace("team");
   request.set_pod_name("nobody");
@@ -330,7 +330,7 @@ TEST_F(PodResourcesTest, GetOfAnUnknownPodIsTheKubeletsError) {
   EXPECT_EQ(s.error_message(), "pod nobody in namespace team not found");
 }
 
-TEST_F(PodResourcesTest, TheSocketIsNotTheTopologydApi) {
+TEST_F(PodResourcesSocketTest, TheSocketIsNotTheTopologydApi) {
   // The topologyd API is not served on the PodResources socket.
   auto stub = api::Topologyd::NewStub(
       grpc::CreateChannel("unix:" + PodResourcesSocket(), grpc::InsecureChannelCredentials()));
@@ -339,7 +339,7 @@ TEST_F(PodResourcesTest, TheSocketIsNotTheTopologydApi) {
             grpc::StatusCode::UNIMPLEMENTED);
 }
 
-TEST_F(PodResourcesTest, CallsBeyondTheKubeletsRateLimitAreRefused) {
+TEST_F(PodResourcesSocketTest, CallsBeyondTheKubeletsRateLimitAreRefused) {
   // A burst of 10 is allowed, then 100 calls a second; 50 calls in a row cannot all pass.
   int refused = 0;
   for (int i = 0; i < 50; ++i) {
@@ -356,7 +356,7 @@ TEST_F(PodResourcesTest, CallsBeyondTheKubeletsRateLimitAreRefused) {
   EXPECT_TRUE(api_->Status(Context().get(), {}, &status).ok());
 }
 
-class PodResourcesPeersTest : public PodResourcesTest {
+class PodResourcesSocketPeersTest : public PodResourcesSocketTest {
  protected:
   std::string Extra() const override {
     return "podResources:\n  listen: unix://" + PodResourcesSocket() +
@@ -364,7 +364,7 @@ class PodResourcesPeersTest : public PodResourcesTest {
   }
 };
 
-TEST_F(PodResourcesPeersTest, ACallerOutsideItsAllowlistIsRefused) {
+TEST_F(PodResourcesSocketPeersTest, ACallerOutsideItsAllowlistIsRefused) {
   pr::ListPodResourcesResponse response;
   grpc::Status s = lister_->List(Context().get(), {}, &response);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
@@ -374,13 +374,13 @@ TEST_F(PodResourcesPeersTest, ACallerOutsideItsAllowlistIsRefused) {
   EXPECT_TRUE(api_->Status(Context().get(), {}, &status).ok());
 }
 
-class PodResourcesAbsentTest : public PodResourcesTest {
+class PodResourcesSocketAbsentTest : public PodResourcesSocketTest {
  protected:
   std::string Extra() const override { return ""; }
   bool WantsPodResources() const override { return false; }
 };
 
-TEST_F(PodResourcesAbsentTest, NoKeyNoSocket) {
+TEST_F(PodResourcesSocketAbsentTest, NoKeyNoSocket) {
   std::vector<std::string> sockets;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_.path())) {
     if (entry.is_socket()) sockets.push_back(entry.path().filename().string());
