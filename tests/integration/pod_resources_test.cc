@@ -374,6 +374,22 @@ TEST_F(PodResourcesSocketPeersTest, ACallerOutsideItsAllowlistIsRefused) {
   EXPECT_TRUE(api_->Status(Context().get(), {}, &status).ok());
 }
 
+TEST_F(PodResourcesSocketPeersTest, ItsAllowlistReloadsLive) {
+  std::string config = config_;
+  config.replace(config.find("uids: [4242]"), 12, "uids: [0]   ");
+  WriteFile(dir_.File("config.yaml"), config);
+  daemon_->Signal(SIGHUP);
+  grpc::Status s;
+  for (int i = 0; i < 200; ++i) {
+    pr::ListPodResourcesResponse response;
+    s = lister_->List(Context().get(), {}, &response);
+    if (s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_TRUE(s.ok()) << s.error_message() << "\n" << ReadFile(dir_.File("log"));
+  EXPECT_THAT(ReadFile(dir_.File("log")), HasSubstr("reload applied: podResources.allowedPeers"));
+}
+
 class PodResourcesSocketAbsentTest : public PodResourcesSocketTest {
  protected:
   std::string Extra() const override { return ""; }
