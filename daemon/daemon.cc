@@ -26,6 +26,7 @@
 #include "lib/common/version.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/node_policy_config.h"
+#include "lib/config/pod_resources_config.h"
 #include "lib/engine/cpuset_enforcer.h"
 #include "lib/engine/engine.h"
 #include "lib/os/logging.h"
@@ -101,6 +102,14 @@ std::vector<std::string> HostProblems(const config::Config& config) {
   if (!config.socket.group.empty() && ::getgrnam(config.socket.group.c_str()) == nullptr) {
     problems.push_back(fmt::format("socket.group: unknown group \"{}\"", config.socket.group));
   }
+  if (config.pod_resources) {
+    const std::string& group = config::PodResourcesSocket(config).group;
+    if (!group.empty() && ::getgrnam(group.c_str()) == nullptr) {
+      problems.push_back(
+          fmt::format("{}.group: unknown group \"{}\"",
+                      config.pod_resources->socket ? "podResources.socket" : "socket", group));
+    }
+  }
   // Start-up creates the state directory and its missing parents (mkdir -p): the path, or
   // its nearest existing ancestor, must be a directory.
   for (std::filesystem::path p = config.state_dir; !p.empty(); p = p.parent_path()) {
@@ -173,6 +182,7 @@ std::span<const Daemon::Step> Daemon::Steps() {
       {"engine", &Daemon::StartEngine, &Daemon::StopEngine},
       {"gRPC server", &Daemon::StartServer, &Daemon::StopServer},
       {"socket listener", &Daemon::StartListener, &Daemon::StopListener},
+      {"PodResources server", &Daemon::StartPodResources, &Daemon::StopPodResources},
       {"ready", &Daemon::BecomeReady, &Daemon::StartStopping},
   };
   return kSteps;
@@ -364,6 +374,29 @@ absl::Status Daemon::StopListener() {
   return absl::OkStatus();
 }
 
+// The kubelet's PodResources API on its own socket, when configured.
+absl::Status Daemon::StartPodResources() {
+  if (!config_->pod_resources) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<podresources::PodResourcesServer>> started =
+      podresources::PodResourcesServer::Start(
+          {.engine = engine_.get(),
+           .daemon_uid = ::getuid(),
+           .warn = [](const std::string& line) { spdlog::warn("{}", line); },
+           .info = [](const std::string& line) { spdlog::info("{}", line); }});
+  if (!started.ok()) {
+    spdlog::critical("cannot start: podResources: {}", started.status().message());
+    return started.status();
+  }
+  pod_resources_ = *std::move(started);
+  spdlog::info("PodResources API: listening on {}", config_->pod_resources->SocketPath());
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::StopPodResources() {
+  if (pod_resources_) pod_resources_->Stop();
+  return absl::OkStatus();
+}
+
 // Ready: reconcile, publish health, tell systemd.
 absl::Status Daemon::BecomeReady() {
   engine_->StartReconcileLoop();
@@ -395,6 +428,7 @@ absl::Status Daemon::StartStopping() {
 void Daemon::Serve() {
   while (true) {
     gate_->ShutDownRefused();
+    if (pod_resources_) pod_resources_->ShutDownRefused();
     engine::EngineStatus current = engine_->Status();
     health_->Update(current.healthy, current.problem);
     std::optional<os::DaemonSignal> sig = os::WaitForSignal(wait_);

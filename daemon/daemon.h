@@ -19,6 +19,7 @@
 #include "lib/config/config.h"
 #include "lib/engine/engine.h"
 #include "lib/os/notifier.h"
+#include "lib/podresources/pod_resources_server.h"
 #include "lib/rpc/connection_gate.h"
 #include "lib/rpc/peer_credentials.h"
 #include "lib/rpc/topologyd_service.h"
@@ -66,6 +67,8 @@ class Daemon {
   absl::Status StopServer();
   absl::Status StartListener();
   absl::Status StopListener();
+  absl::Status StartPodResources();
+  absl::Status StopPodResources();
   absl::Status BecomeReady();
   absl::Status StartStopping();
 
@@ -86,6 +89,7 @@ class Daemon {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<rpc::ConnectionGate> gate_;
   std::unique_ptr<rpc::UdsListener> listener_;
+  std::unique_ptr<podresources::PodResourcesServer> pod_resources_;  // null: podResources unset
   os::SdNotifier notifier_;
   std::optional<std::chrono::microseconds> watchdog_;
   std::chrono::milliseconds wait_{0};

@@ -96,6 +96,18 @@ struct LogConfig {
   friend bool operator==(const LogConfig&, const LogConfig&) = default;
 };
 
+// podResources: the kubelet's PodResources v1 API on a socket of its own (docs/api.md,
+// "PodResources"; lib/config/pod_resources_config.h reads it).
+struct PodResourcesConfig {
+  std::string listen;                         // unix://PATH
+  std::optional<SocketConfig> socket;         // unset: the top-level `socket`
+  std::optional<AllowedPeers> allowed_peers;  // unset: the top-level `allowedPeers`
+  std::string SocketPath() const {
+    return listen.rfind("unix://", 0) == 0 ? listen.substr(7) : listen;
+  }
+  friend bool operator==(const PodResourcesConfig&, const PodResourcesConfig&) = default;
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -134,6 +146,7 @@ struct Config {
   std::chrono::milliseconds reconcile_period{std::chrono::seconds(10)};
   LimitsConfig limits;
   LogConfig log;
+  std::optional<PodResourcesConfig> pod_resources;  // unset: not served
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;

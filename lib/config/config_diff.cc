@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lib/config/pod_resources_config.h"
+
 namespace topologyd::config {
 namespace {
 
@@ -80,6 +82,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.cgroup.version, next.cgroup.version, "cgroup.version", &plan);
   RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
   RestartOnly(old.limits.request_bytes, next.limits.request_bytes, "limits.requestBytes", &plan);
+  PlanPodResourcesReload(old, next, &plan);
   return plan;
 }
 

@@ -22,6 +22,7 @@
 
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
+#include "lib/config/pod_resources_config.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
 
@@ -267,6 +268,11 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
              {"trace", "debug", "info", "warn", "error", "critical", "off"});
     l.String("format", &c->log.format, {"text", "json"});
   });
+  r.Nested("podResources", [&](MapReader& p) {
+    ReadPodResources(
+        p, [&](const std::string& path) { return ResolvePath(base, path); },
+        ResolvePath(base, c->SocketPath()), &c->pod_resources.emplace());
+  });
 }
 
 }  // namespace
@@ -354,6 +360,9 @@ void ResolveRelativePaths(const std::filesystem::path& base, Config* c) {
   resolve(&c->state_dir);
   resolve(&c->cgroup.root);
   if (c->topology.source == TopologySourceConfig::Kind::kXml) resolve(&c->topology.path);
+  if (c->pod_resources) {
+    c->pod_resources->listen = "unix://" + ResolvePath(base, c->pod_resources->SocketPath());
+  }
 }
 
 absl::Status ReadError(int err, const std::string& path) {

@@ -39,9 +39,9 @@ void ConnectionGate::Accept(int fd) {
     return;
   }
   std::string why = fmt::format(
-      "uid {} already has {} connections open to topologyd, the most socket.maxConnectionsPerUid "
-      "allows ({}); reuse a connection or close idle ones",
-      creds->uid, open, cap);
+      "uid {} already has {} connections open to topologyd, the most {} allows ({}); reuse a "
+      "connection or close idle ones",
+      creds->uid, open, options_.cap_key, cap);
   auto [it, first] = over_cap_.try_emplace(creds->uid, 0);
   ++it->second;
   if (first) {

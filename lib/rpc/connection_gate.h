@@ -28,6 +28,7 @@ struct ConnectionGateOptions {
   PeerRegistry* peers = nullptr;
   std::function<void(int fd)> serve;  // hands a connection to gRPC, which owns it from then on
   std::function<uint32_t()> cap;      // the current per-uid cap (it reloads)
+  std::string cap_key = "socket.maxConnectionsPerUid";  // the setting, for the refusal
   std::function<void(const std::string&)> warn;
   std::function<void(const std::string&)> info;
   std::chrono::milliseconds refused_grace{1000};
