@@ -23,6 +23,7 @@
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
 #include "lib/config/pod_resources_config.h"
+#include "lib/config/socket_keys.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
 
@@ -161,41 +162,8 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
                                     EscapeForMessage(socket), socket.size(), kSunPathSize));
     }
   }
-  r.Nested("socket", [&](MapReader& s) {
-    std::string mode;
-    if (s.Scalar("mode", &mode)) {
-      unsigned value = 0;
-      auto [ptr, ec] = std::from_chars(mode.data(), mode.data() + mode.size(), value, 8);
-      if (mode.empty() || ec != std::errc() || ptr != mode.data() + mode.size() || value > 0777) {
-        s.problems()->Add(
-            s.Get("mode"), s.KeyPath("mode"),
-            fmt::format("expected an octal mode such as \"0660\", got {}", QuoteForMessage(mode)));
-      } else {
-        c->socket.mode = value;
-      }
-    }
-    // "" is a value here: keep the daemon's own group (no chown), for an unprivileged daemon.
-    // A key without a value is more likely a slip than a wish for the default (root).
-    if (YAML::Node g = s.Get("group"); g.IsDefined() && g.IsNull()) {
-      s.problems()->Add(s.KeyNode("group"), s.KeyPath("group"),
-                        "has no value; give a group, or \"\" to keep the daemon's own");
-    }
-    s.Scalar("group", &c->socket.group);
-    uint32_t cap = 0;
-    if (s.Integer("maxConnectionsPerUid", &cap)) {
-      if (cap == 0) {
-        s.problems()->Add(s.Get("maxConnectionsPerUid"), s.KeyPath("maxConnectionsPerUid"),
-                          "must be at least 1");
-      } else {
-        c->socket.max_connections_per_uid = cap;
-      }
-    }
-  });
-  r.Nested("allowedPeers", [&](MapReader& p) {
-    p.IntegerList("uids", &c->allowed_peers.uids);
-    p.IntegerList("gids", &c->allowed_peers.gids);
-    p.Bool("sameUser", &c->allowed_peers.same_user);
-  });
+  r.Nested("socket", [&](MapReader& s) { ReadSocketConfig(s, &c->socket); });
+  r.Nested("allowedPeers", [&](MapReader& p) { ReadAllowedPeers(p, &c->allowed_peers); });
   r.Path("stateDir", &c->state_dir);
   r.Nested("topology", [&](MapReader& t) { ReadTopology(t, &c->topology); });
 

@@ -8,6 +8,7 @@
 
 #include "lib/config/config.h"
 #include "lib/config/config_diff.h"
+#include "lib/config/socket_keys.h"
 #include "lib/config/yaml_map_reader.h"
 
 namespace topologyd::config {
@@ -17,12 +18,6 @@ namespace topologyd::config {
 // Problems name the key (podResources.listen, podResources.socket.mode, ...).
 void ReadPodResources(MapReader& r, const std::function<std::string(const std::string&)>& resolve,
                       const std::string& main_socket, PodResourcesConfig* out);
-
-// A `socket` mapping (mode, group, maxConnectionsPerUid) into `out`.
-void ReadSocketConfig(MapReader& s, SocketConfig* out);
-
-// An `allowedPeers` mapping (uids, gids, sameUser) into `out`.
-void ReadAllowedPeers(MapReader& p, AllowedPeers* out);
 
 // Adds podResources' keys to `plan`: turning it on or off, its listen path and its socket's
 // mode and group need a restart; its allowedPeers and maxConnectionsPerUid are live.
