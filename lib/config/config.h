@@ -96,6 +96,14 @@ struct LogConfig {
   friend bool operator==(const LogConfig&, const LogConfig&) = default;
 };
 
+// `nrt`: the node's NodeResourceTopology object kept current in a file for a node-local
+// publisher (docs/operations.md, "Publishing NodeResourceTopology"). Off while `file` is empty.
+struct NrtConfig {
+  std::string file;       // absolute path, rewritten atomically; restart-only
+  std::string node_name;  // the object's name; empty = this host's name, lowercased (live)
+  friend bool operator==(const NrtConfig&, const NrtConfig&) = default;
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -134,6 +142,7 @@ struct Config {
   std::chrono::milliseconds reconcile_period{std::chrono::seconds(10)};
   LimitsConfig limits;
   LogConfig log;
+  NrtConfig nrt;
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;

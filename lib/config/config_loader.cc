@@ -267,6 +267,13 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
              {"trace", "debug", "info", "warn", "error", "critical", "off"});
     l.String("format", &c->log.format, {"text", "json"});
   });
+  r.Nested("nrt", [&](MapReader& n) {
+    n.Path("file", &c->nrt.file);
+    if (!c->nrt.file.empty() && c->nrt.file.front() != '/') {
+      n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must be an absolute path");
+    }
+    n.String("nodeName", &c->nrt.node_name);
+  });
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // A JSON document (a NodeResourceTopology object from nrt_json.h) as block YAML, for
-// `topoctl nrt -o yaml` and the daemon's NRT file. Every string is double-quoted, so that no
-// quantity ("16") or name reads back as a number or a boolean.
+// `topoctl nrt -o yaml` and the daemon's NRT file. Every string value is double-quoted (keys are
+// plain), so that no quantity ("16") or name reads back as a number or a boolean.
 #pragma once
 
 #include <string>
