@@ -117,6 +117,12 @@ std::vector<std::string> HostProblems(const config::Config& config) {
     }
     if ((errno != ENOENT && errno != ENOTDIR) || p == p.parent_path()) break;
   }
+  // Start-up makes the NRT file's directory the same way.
+  if (!config.nrt.file.empty()) {
+    if (std::string problem = nrt::NrtFileDirectoryProblem(config.nrt.file); !problem.empty()) {
+      problems.push_back(problem);
+    }
+  }
   // Opening the cgroup root only opens and reads (the version, the cpuset hierarchy); writes
   // start with the first reconcile. Start-up opens it even with `apply: false`.
   absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =

@@ -271,6 +271,11 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
     n.Path("file", &c->nrt.file);
     if (!c->nrt.file.empty() && c->nrt.file.front() != '/') {
       n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must be an absolute path");
+    } else if (!c->nrt.file.empty() &&
+               std::filesystem::path(c->nrt.file).parent_path().lexically_normal() ==
+                   std::filesystem::path(ResolvePath(base, c->state_dir)).lexically_normal()) {
+      // The state directory is the checkpoint's; a file there could replace it.
+      n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must not be in stateDir");
     }
     n.String("nodeName", &c->nrt.node_name);
   });

@@ -50,6 +50,21 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 
 }  // namespace
 
+std::string NrtFileDirectoryProblem(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (std::filesystem::path p = dir; !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return "";
+      return p == dir ? fmt::format("nrt.file: {} is not a directory", p.string())
+                      : fmt::format("nrt.file: cannot create {}: {} is not a directory",
+                                    dir.string(), p.string());
+    }
+    if ((errno != ENOENT && errno != ENOTDIR) || p == p.parent_path()) break;
+  }
+  return "";
+}
+
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents) {
   const std::filesystem::path target(path);
   const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();

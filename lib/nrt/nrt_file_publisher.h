@@ -69,6 +69,11 @@ class NrtFilePublisher {
   uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// What would stop Start() from making the directory of `path`, checked without changing
+// anything (for `topologyd --check-config`): the directory, or its nearest existing ancestor,
+// is not a directory. Empty when nothing is in the way.
+std::string NrtFileDirectoryProblem(const std::string& path);
+
 // Writes `contents` to `path` atomically (temporary file beside it, fsync, rename, directory
 // fsync). The error names the path and the call that failed.
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);

@@ -86,6 +86,7 @@ TEST(DaemonNrtFileTest, FileFollowsAdmitAndRelease) {
   const std::string file = dir.File("published/nrt.yaml");
   WriteFile(dir.File("config.yaml"),
             MinimalConfig(dir.path(), "nrt: {file: " + file + ", nodeName: worker-7}\n"));
+  EXPECT_EQ(daemon::CheckConfig(dir.File("config.yaml")), 0);
   daemon::Daemon d(dir.File("config.yaml"));
   ASSERT_EQ(d.Start(), 0);
 
@@ -158,6 +159,8 @@ TEST(DaemonNrtFileTest, PathThatCannotBeADirectoryStopsStartUp) {
             MinimalConfig(dir.path(), "nrt: {file: " + dir.File("blocker/nrt.yaml") + "}\n"));
   daemon::Daemon d(dir.File("config.yaml"));
   EXPECT_EQ(d.Start(), 1);
+  // --check-config finds it without starting.
+  EXPECT_EQ(daemon::CheckConfig(dir.File("config.yaml")), 1);
 }
 
 }  // namespace

@@ -140,6 +140,8 @@ TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAnAbsoluteFile) {
   EXPECT_THAT(ErrorOf("nrt: {file: nrt.yaml}\n"), HasSubstr("nrt.file: must be an absolute path"));
   EXPECT_THAT(ErrorOf("nrt: {file: \"\"}\n"), HasSubstr("nrt.file: must not be empty"));
   EXPECT_THAT(ErrorOf("nrt: {path: /x}\n"), HasSubstr("nrt.path: unknown key"));
+  EXPECT_THAT(ErrorOf("stateDir: /var/lib/t\nnrt: {file: /var/lib/t/state.json}\n"),
+              HasSubstr("nrt.file: must not be in stateDir"));
 }
 
 TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
