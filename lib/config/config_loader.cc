@@ -24,6 +24,7 @@
 #include "lib/config/duration.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
+#include "lib/pod/names.h"
 
 namespace topologyd::config {
 namespace {
@@ -278,6 +279,11 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
       n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must not be in stateDir");
     }
     n.String("nodeName", &c->nrt.node_name);
+    if (!c->nrt.node_name.empty() && !pod::IsDnsSubdomain(c->nrt.node_name)) {
+      n.problems()->Add(n.Get("nodeName"), n.KeyPath("nodeName"),
+                        "must be a Kubernetes node name (lower-case letters, digits, '-' and "
+                        "'.', starting and ending with a letter or digit; at most 253)");
+    }
   });
 }
 

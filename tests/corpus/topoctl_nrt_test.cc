@@ -104,10 +104,14 @@ TEST_F(TopoctlNrtTest, JsonHasOneZonePerNumaNodeAndTheAttributes) {
                 {"name", "cpu"}, {"capacity", "8"}, {"allocatable", "7"}, {"available", "7"}}));
 }
 
-TEST_F(TopoctlNrtTest, OfflineNeedsBothMachineAndConfig) {
+TEST_F(TopoctlNrtTest, BadUsageIsRefused) {
   ShellResult r = Topoctl("nrt --synthetic 'pack:1 core:2 pu:1'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("needs both"));
+  r = Topoctl("nrt --synthetic 'pack:1 core:2 pu:1' --config " + ShellQuote(config_.string()) +
+              " --node-name Bad_Name");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--node-name"));
 }
 
 TEST_F(TopoctlNrtTest, RecordedMachinesAreValidAgainstTheCrd) {

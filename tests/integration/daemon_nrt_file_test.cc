@@ -138,6 +138,16 @@ TEST(DaemonNrtFileTest, FileFollowsAdmitAndRelease) {
   {
     grpc::ClientContext context;
     Deadline(context);
+    v1::GetNodeResourceTopologyRequest bad;
+    bad.set_node_name("Not/A/Node");
+    v1::GetNodeResourceTopologyResponse response;
+    grpc::Status s = Connect(d)->GetNodeResourceTopology(&context, bad, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(s.error_message().find("node_name"), std::string::npos) << s.error_message();
+  }
+  {
+    grpc::ClientContext context;
+    Deadline(context);
     v1::ReleaseRequest release;
     release.set_pod_uid("p1");
     v1::ReleaseResponse released;

@@ -16,6 +16,7 @@
 #include "lib/nrt/node_resource_topology.h"
 #include "lib/nrt/nrt_json.h"
 #include "lib/nrt/nrt_yaml.h"
+#include "lib/pod/names.h"
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
@@ -81,6 +82,11 @@ std::optional<nlohmann::json> FetchNrtFromDaemon(const NrtOptions& options,
 }
 
 int RunNrt(const NrtOptions& options, const GlobalOptions& g) {
+  if (!options.node_name.empty() && !topologyd::pod::IsDnsSubdomain(options.node_name)) {
+    return NrtFail(kExitUsage,
+                   "--node-name: not a Kubernetes node name (lower-case letters, "
+                   "digits, '-' and '.', starting and ending with a letter or digit)");
+  }
   const bool machine_given = !options.input.empty() || !options.synthetic.empty();
   if (machine_given != !options.config.empty()) {
     return NrtFail(kExitUsage,

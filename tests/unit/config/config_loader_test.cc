@@ -142,6 +142,8 @@ TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAnAbsoluteFile) {
   EXPECT_THAT(ErrorOf("nrt: {path: /x}\n"), HasSubstr("nrt.path: unknown key"));
   EXPECT_THAT(ErrorOf("stateDir: /var/lib/t\nnrt: {file: /var/lib/t/state.json}\n"),
               HasSubstr("nrt.file: must not be in stateDir"));
+  EXPECT_THAT(ErrorOf("nrt: {nodeName: Worker_7}\n"),
+              HasSubstr("nrt.nodeName: must be a Kubernetes node name"));
 }
 
 TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
