@@ -1,6 +1,8 @@
 // The daemon with `nrt.file` set, in process: the NodeResourceTopology file is written at
 // start, shows an admitted pod once its admission is acknowledged and shows it gone after the
 // release; GetNodeResourceTopology answers the same object; the file passes the CRD's schema.
+#include <signal.h>
+
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -160,6 +162,32 @@ TEST(DaemonNrtFileTest, FileFollowsAdmitAndRelease) {
   EXPECT_EQ(after.available, empty.available);
   ExpectValidAgainstCrd(file);
   EXPECT_EQ(d.Stop(), 0);
+}
+
+// The daemon as a process: a SIGHUP that changes nrt.nodeName (live) rewrites the file under
+// the new name; one that changes nrt.file (restart-only) is refused and the old file kept.
+TEST(DaemonNrtFileTest, ReloadRewritesTheFileUnderTheNewName) {
+  TempDir dir;
+  const std::string file = dir.File("nrt.yaml");
+  WriteFile(dir.File("config.yaml"),
+            MinimalConfig(dir.path(), "nrt: {file: " + file + ", nodeName: before}\n"));
+  DaemonProcess daemon;
+  daemon.Start(dir.File("config.yaml"), dir.File("log"));
+  ASSERT_TRUE(daemon.WaitUntilServing(dir.File("topologyd.sock"), std::chrono::seconds(30)))
+      << ReadFile(dir.File("log"));
+  EXPECT_EQ(Read(file).name, "before");
+
+  WriteFile(
+      dir.File("config.yaml"),
+      MinimalConfig(dir.path(), "nrt: {file: " + dir.File("other.yaml") + ", nodeName: after}\n"));
+  daemon.Signal(SIGHUP);
+  const Seen renamed = WaitFor(file, [](const Seen& s) { return s.name == "after"; });
+  EXPECT_EQ(renamed.name, "after") << ReadFile(dir.File("log"));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("other.yaml")));
+  daemon.Signal(SIGTERM);
+  EXPECT_EQ(daemon.WaitForExit(std::chrono::seconds(30)), 0);
+  EXPECT_NE(ReadFile(dir.File("log")).find("nrt.file"), std::string::npos)
+      << "the refused key is logged";
 }
 
 TEST(DaemonNrtFileTest, PathThatCannotBeADirectoryStopsStartUp) {
