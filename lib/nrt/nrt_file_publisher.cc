@@ -107,55 +107,56 @@ absl::StatusOr<std::unique_ptr<NrtFilePublisher>> NrtFilePublisher::Start(
         fmt::format("nrt.file: cannot create {}: {}", dir.string(), ec.message()));
   }
   std::unique_ptr<NrtFilePublisher> p(new NrtFilePublisher(std::move(options)));
-  NrtFilePublisher* raw = p.get();
+  std::shared_ptr<Inbox> inbox = p->inbox_;
   engine::AllocationsWatch watch = p->options_.engine->WatchAllocations(
-      [raw](engine::DurableAllocations allocations) { raw->Hand(std::move(allocations)); });
+      [inbox](engine::DurableAllocations allocations) { inbox->Hand(std::move(allocations)); });
   p->watch_id_ = watch.id;
   if (absl::Status s = p->WriteNow(watch.current); !s.ok()) {
     p->options_.engine->StopWatchingAllocations(p->watch_id_);
     return absl::FailedPreconditionError(fmt::format("nrt.file: {}", s.message()));
   }
   {
-    absl::MutexLock lock(&p->mu_);
-    if (p->latest_ == nullptr) p->latest_ = watch.current;
-    p->writes_ = 1;
+    absl::MutexLock lock(&inbox->mu);
+    if (inbox->latest == nullptr) inbox->latest = watch.current;
+    inbox->writes = 1;
   }
+  NrtFilePublisher* raw = p.get();
   p->thread_ = std::thread([raw] { raw->Run(); });
   return p;
 }
 
 NrtFilePublisher::~NrtFilePublisher() { Stop(); }
 
-void NrtFilePublisher::Hand(engine::DurableAllocations allocations) {
-  absl::MutexLock lock(&mu_);
+void NrtFilePublisher::Inbox::Hand(engine::DurableAllocations allocations) {
+  absl::MutexLock lock(&mu);
   // Generations come in order; keep the newest.
-  if (latest_ == nullptr || allocations->state.generation >= latest_->state.generation) {
-    latest_ = std::move(allocations);
+  if (latest == nullptr || allocations->state.generation >= latest->state.generation) {
+    latest = std::move(allocations);
   }
-  dirty_ = true;
-  wake_.Signal();
+  dirty = true;
+  wake.Signal();
 }
 
 void NrtFilePublisher::Refresh() {
-  absl::MutexLock lock(&mu_);
-  dirty_ = true;
-  wake_.Signal();
+  absl::MutexLock lock(&inbox_->mu);
+  inbox_->dirty = true;
+  inbox_->wake.Signal();
 }
 
 void NrtFilePublisher::Stop() {
   if (!thread_.joinable()) return;
   options_.engine->StopWatchingAllocations(watch_id_);
   {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-    wake_.Signal();
+    absl::MutexLock lock(&inbox_->mu);
+    inbox_->stopping = true;
+    inbox_->wake.Signal();
   }
   thread_.join();
 }
 
 uint64_t NrtFilePublisher::writes() const {
-  absl::MutexLock lock(&mu_);
-  return writes_;
+  absl::MutexLock lock(&inbox_->mu);
+  return inbox_->writes;
 }
 
 absl::Status NrtFilePublisher::WriteNow(const engine::DurableAllocations& allocations) {
@@ -167,34 +168,36 @@ absl::Status NrtFilePublisher::WriteNow(const engine::DurableAllocations& alloca
 }
 
 void NrtFilePublisher::Run() {
+  Inbox& in = *inbox_;
   Clock::time_point last_write = Clock::now();  // Start() has just written
   bool failing = false;
   while (true) {
     engine::DurableAllocations snapshot;
     bool stop = false;
     {
-      absl::MutexLock lock(&mu_);
-      while (!dirty_ && !stopping_) wake_.Wait(&mu_);
+      absl::MutexLock lock(&in.mu);
+      while (!in.dirty && !in.stopping) in.wake.Wait(&in.mu);
       // Coalesce: changes arriving within min_interval of the last write share the next one.
       const Clock::time_point due = last_write + options_.min_interval;
-      while (!stopping_ && Clock::now() < due) {
-        wake_.WaitWithTimeout(&mu_, absl::FromChrono(due - Clock::now()));
+      while (!in.stopping && Clock::now() < due) {
+        in.wake.WaitWithTimeout(&in.mu, absl::FromChrono(due - Clock::now()));
       }
-      stop = stopping_;
-      if (!dirty_) return;  // stopping with nothing pending
-      dirty_ = false;
-      snapshot = latest_;
+      stop = in.stopping;
+      if (!in.dirty) return;  // stopping with nothing pending
+      in.dirty = false;
+      snapshot = in.latest;
     }
     absl::Status s = WriteNow(snapshot);
     last_write = Clock::now();
     if (s.ok()) {
-      absl::MutexLock lock(&mu_);
-      ++writes_;
+      absl::MutexLock lock(&in.mu);
+      ++in.writes;
     }
     if (s.ok() && failing) {
       failing = false;
-      if (options_.log_info)
+      if (options_.log_info) {
         options_.log_info(fmt::format("nrt.file: writing {} again", options_.path));
+      }
     } else if (!s.ok()) {
       if (!failing && options_.log_error) {
         options_.log_error(fmt::format("nrt.file: {} (retrying every {} ms)", s.message(),
@@ -202,12 +205,12 @@ void NrtFilePublisher::Run() {
       }
       failing = true;
       if (!stop) {
-        // Retry later: mark the change pending again and wait out retry_after.
-        absl::MutexLock lock(&mu_);
-        dirty_ = true;
+        // Retry later: the change is pending again; wait out retry_after.
+        absl::MutexLock lock(&in.mu);
+        in.dirty = true;
         const Clock::time_point retry = Clock::now() + options_.retry_after;
-        while (!stopping_ && Clock::now() < retry) {
-          wake_.WaitWithTimeout(&mu_, absl::FromChrono(retry - Clock::now()));
+        while (!in.stopping && Clock::now() < retry) {
+          in.wake.WaitWithTimeout(&in.mu, absl::FromChrono(retry - Clock::now()));
         }
       }
     }

@@ -52,21 +52,27 @@ class NrtFilePublisher {
   uint64_t writes() const;  // successful writes, the first included
 
  private:
+  // What the engine's listener hands over. Shared with the listener, which may still be
+  // running when the publisher is gone (StopWatchingAllocations does not wait for a call
+  // under way).
+  struct Inbox {
+    void Hand(engine::DurableAllocations allocations) ABSL_LOCKS_EXCLUDED(mu);
+    absl::Mutex mu;
+    absl::CondVar wake;
+    engine::DurableAllocations latest ABSL_GUARDED_BY(mu);
+    bool dirty ABSL_GUARDED_BY(mu) = false;
+    bool stopping ABSL_GUARDED_BY(mu) = false;
+    uint64_t writes ABSL_GUARDED_BY(mu) = 0;
+  };
+
   explicit NrtFilePublisher(NrtFilePublisherOptions options);
   void Run();
   absl::Status WriteNow(const engine::DurableAllocations& allocations);
-  void Hand(engine::DurableAllocations allocations);
 
   const NrtFilePublisherOptions options_;
+  const std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
   uint64_t watch_id_ = 0;
   std::thread thread_;
-
-  mutable absl::Mutex mu_;
-  absl::CondVar wake_;
-  engine::DurableAllocations latest_ ABSL_GUARDED_BY(mu_);
-  bool dirty_ ABSL_GUARDED_BY(mu_) = false;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // What would stop Start() from making the directory of `path`, checked without changing
