@@ -200,6 +200,51 @@ TEST(NodeResourceTopologyTest, CpuLessNumaNodesAreZonesWithMemoryAndNoCpus) {
                                      CostInfo{"node-2", 10}, CostInfo{"node-3", 21}));
 }
 
+// The worked example NFD's layout is usually explained with: 2 sockets x 2 NUMA nodes of 16
+// CPUs, 64Gi each with 8 x 1Gi hugepages, 1Gi reservedMemory and two reserved CPUs on node 0,
+// single-numa-node at pod scope; one Guaranteed pod on node 1 holding 6 CPUs, 16Gi memory,
+// 4Gi of 1Gi hugepages and node 1's GPU.
+TEST(NodeResourceTopologyTest, WorkedExampleTwoSocketsFourNumaNodes) {
+  MachineSpec spec;
+  spec.numa_per_package = 2;
+  spec.cores_per_numa = 8;
+  spec.memory_per_node = 64 * kGi;
+  spec.hugepages_1g_per_node = 8;
+  spec.gpus_per_node = 1;
+  const topology::Topology machine = Machine(spec);
+  config::Config config = BaseConfig("single-numa-node");
+  config.topology_manager_scope = "pod";
+  const admission::NodePolicy policy = Node(config, machine);
+  state::State records;
+  state::PodRecord& pod = records.pods["u1"];
+  pod.uid = "u1";
+  pod.namespace_name = "ml";
+  pod.name = "trainer";
+  state::ContainerRecord app = Exclusive("app", CpuSet({16, 17, 18, 19, 20, 21}));
+  app.memory = {{1, {{"memory", 16 * kGi}, {"hugepages-1Gi", 4 * kGi}}}};
+  app.devices = {{"nvidia.com/gpu", {"0000:11:00.0"}}};
+  pod.containers = {app};
+
+  const NodeResourceTopology nrt = BuildNodeResourceTopology(policy, records, "worker-7");
+  ASSERT_EQ(nrt.zones.size(), 4U);
+  EXPECT_THAT(nrt.topology_policies, ElementsAre("SingleNUMANodePodLevel"));
+  EXPECT_THAT(ZoneNamed(nrt, "node-0").costs,
+              ElementsAre(CostInfo{"node-0", 10}, CostInfo{"node-1", 11}, CostInfo{"node-2", 21},
+                          CostInfo{"node-3", 21}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-0"), "cpu"), (ResourceInfo{"cpu", 16, 14, 14}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-1"), "cpu"), (ResourceInfo{"cpu", 16, 16, 10}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-0"), "memory"),
+            (ResourceInfo{"memory", 68719476736, 59055800320, 59055800320}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-1"), "memory"),
+            (ResourceInfo{"memory", 68719476736, 60129542144, 42949672960}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-1"), "hugepages-1Gi"),
+            (ResourceInfo{"hugepages-1Gi", 8589934592, 8589934592, 4294967296}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-1"), "nvidia.com/gpu"),
+            (ResourceInfo{"nvidia.com/gpu", 1, 1, 0}));
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-3"), "nvidia.com/gpu").available, 1);
+  EXPECT_EQ(Resource(ZoneNamed(nrt, "node-2"), "memory").available, 60129542144);
+}
+
 TEST(NodeResourceTopologyTest, DeprecatedTopologyPoliciesAsNfdWritesThem) {
   using admission::Scope;
   using hints::Policy;
