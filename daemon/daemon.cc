@@ -29,6 +29,7 @@
 #include "lib/config/pod_resources_config.h"
 #include "lib/engine/cpuset_enforcer.h"
 #include "lib/engine/engine.h"
+#include "lib/nrt/nrt_file_publisher.h"
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
@@ -125,6 +126,12 @@ std::vector<std::string> HostProblems(const config::Config& config) {
     }
     if ((errno != ENOENT && errno != ENOTDIR) || p == p.parent_path()) break;
   }
+  // Start-up makes the NRT file's directory the same way.
+  if (!config.nrt.file.empty()) {
+    if (std::string problem = nrt::NrtFileDirectoryProblem(config.nrt.file); !problem.empty()) {
+      problems.push_back(problem);
+    }
+  }
   // Opening the cgroup root only opens and reads (the version, the cpuset hierarchy); writes
   // start with the first reconcile. Start-up opens it even with `apply: false`.
   absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =
@@ -180,6 +187,7 @@ std::span<const Daemon::Step> Daemon::Steps() {
       // Held until the Daemon is destroyed, after everything that writes the directory.
       {"state directory lock", &Daemon::LockStateDir, nullptr},
       {"engine", &Daemon::StartEngine, &Daemon::StopEngine},
+      {"NRT file", &Daemon::StartNrtFile, &Daemon::StopNrtFile},
       {"gRPC server", &Daemon::StartServer, &Daemon::StopServer},
       {"socket listener", &Daemon::StartListener, &Daemon::StopListener},
       {"PodResources server", &Daemon::StartPodResources, &Daemon::StopPodResources},
@@ -298,6 +306,30 @@ absl::Status Daemon::StopEngine() {
     spdlog::error("final checkpoint failed: {}", s.message());
     return s;
   }
+  return absl::OkStatus();
+}
+
+// The NodeResourceTopology file (`nrt.file`), when configured: written now, then after every
+// acknowledged change on its own thread.
+absl::Status Daemon::StartNrtFile() {
+  if (config_->nrt.file.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<nrt::NrtFilePublisher>> started = nrt::NrtFilePublisher::Start(
+      {.path = config_->nrt.file,
+       .engine = engine_.get(),
+       .log_info = [](const std::string& line) { spdlog::info("{}", line); },
+       .log_error = [](const std::string& line) { spdlog::error("{}", line); }});
+  if (!started.ok()) {
+    spdlog::critical("cannot start: {}", started.status().message());
+    return started.status();
+  }
+  nrt_file_ = *std::move(started);
+  spdlog::info("NodeResourceTopology: keeping {} current", config_->nrt.file);
+  return absl::OkStatus();
+}
+
+// After the server has drained: the last change is written, then the thread ends.
+absl::Status Daemon::StopNrtFile() {
+  if (nrt_file_) nrt_file_->Stop();
   return absl::OkStatus();
 }
 
@@ -448,6 +480,8 @@ void Daemon::Reload() {
   spdlog::info("SIGHUP: reloading {}", config_path_);
   engine::ReloadRecord record = engine_->Reload(config::LoadConfigFile(config_path_));
   LogReload(record, config_path_);
+  // Device pools and nrt.nodeName reload live; the object shows them.
+  if (nrt_file_) nrt_file_->Refresh();
   std::shared_ptr<const config::Config> now = engine_->config();
   if (absl::Status s = os::ConfigureLogging(now->log.level, now->log.format); !s.ok()) {
     spdlog::error("reload: {}", s.message());

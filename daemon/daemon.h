@@ -18,6 +18,7 @@
 #include "daemon/health_report.h"
 #include "lib/config/config.h"
 #include "lib/engine/engine.h"
+#include "lib/nrt/nrt_file_publisher.h"
 #include "lib/os/notifier.h"
 #include "lib/podresources/pod_resources_server.h"
 #include "lib/rpc/connection_gate.h"
@@ -63,6 +64,8 @@ class Daemon {
   absl::Status LockStateDir();
   absl::Status StartEngine();
   absl::Status StopEngine();
+  absl::Status StartNrtFile();
+  absl::Status StopNrtFile();
   absl::Status StartServer();
   absl::Status StopServer();
   absl::Status StartListener();
@@ -84,6 +87,7 @@ class Daemon {
   std::optional<state::StateDirLock> state_lock_;
   state::PosixFileSystem fs_;
   std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<nrt::NrtFilePublisher> nrt_file_;  // with `nrt.file` only
   rpc::PeerRegistry peers_;
   std::unique_ptr<rpc::TopologydService> service_;
   std::unique_ptr<grpc::Server> server_;

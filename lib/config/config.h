@@ -108,6 +108,14 @@ struct PodResourcesConfig {
   friend bool operator==(const PodResourcesConfig&, const PodResourcesConfig&) = default;
 };
 
+// `nrt`: the node's NodeResourceTopology object kept current in a file for a node-local
+// publisher (docs/operations.md, "Publishing NodeResourceTopology"). Off while `file` is empty.
+struct NrtConfig {
+  std::string file;       // absolute path, rewritten atomically; restart-only
+  std::string node_name;  // the object's name; empty = this host's name, lowercased (live)
+  friend bool operator==(const NrtConfig&, const NrtConfig&) = default;
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -147,6 +155,7 @@ struct Config {
   LimitsConfig limits;
   LogConfig log;
   std::optional<PodResourcesConfig> pod_resources;  // unset: not served
+  NrtConfig nrt;
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;

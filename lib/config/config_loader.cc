@@ -26,6 +26,7 @@
 #include "lib/config/socket_keys.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
+#include "lib/pod/names.h"
 
 namespace topologyd::config {
 namespace {
@@ -240,6 +241,23 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
     ReadPodResources(
         p, [&](const std::string& path) { return ResolvePath(base, path); },
         ResolvePath(base, c->SocketPath()), &c->pod_resources.emplace());
+  });
+  r.Nested("nrt", [&](MapReader& n) {
+    n.Path("file", &c->nrt.file);
+    if (!c->nrt.file.empty() && c->nrt.file.front() != '/') {
+      n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must be an absolute path");
+    } else if (!c->nrt.file.empty() &&
+               std::filesystem::path(c->nrt.file).parent_path().lexically_normal() ==
+                   std::filesystem::path(ResolvePath(base, c->state_dir)).lexically_normal()) {
+      // The state directory is the checkpoint's; a file there could replace it.
+      n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must not be in stateDir");
+    }
+    n.String("nodeName", &c->nrt.node_name);
+    if (!c->nrt.node_name.empty() && !pod::IsDnsSubdomain(c->nrt.node_name)) {
+      n.problems()->Add(n.Get("nodeName"), n.KeyPath("nodeName"),
+                        "must be a Kubernetes node name (lower-case letters, digits, '-' and "
+                        "'.', starting and ending with a letter or digit; at most 253)");
+    }
   });
 }
 

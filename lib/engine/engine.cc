@@ -134,6 +134,11 @@ AllocationsWatch Engine::WatchAllocations(AllocationsListener listener) {
   return AllocationsWatch{.id = id, .current = durable_};
 }
 
+DurableAllocations Engine::DurableAllocationsNow() const {
+  absl::MutexLock lock(&watch_mu_);
+  return durable_;
+}
+
 void Engine::StopWatchingAllocations(uint64_t id) {
   std::shared_ptr<const AllocationsListener> gone;  // destroyed after the lock is given up
   absl::MutexLock lock(&watch_mu_);

@@ -172,6 +172,8 @@ class Engine {
   AllocationsWatch WatchAllocations(AllocationsListener listener) ABSL_LOCKS_EXCLUDED(watch_mu_);
   // Unregisters a listener. A call to it already under way may finish after this returns.
   void StopWatchingAllocations(uint64_t id) ABSL_LOCKS_EXCLUDED(watch_mu_);
+  // The newest durable state: what Admit and Release have acknowledged, and no more.
+  DurableAllocations DurableAllocationsNow() const ABSL_LOCKS_EXCLUDED(watch_mu_);
 
   EngineStatus Status() const;
   std::shared_ptr<const config::Config> config() const;

@@ -10,6 +10,7 @@
 #include "lib/common/version.h"
 #include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
+#include "lib/rpc/nrt_reply.h"
 #include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
 
@@ -68,6 +69,7 @@ TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* p
   ParseRequestsOf("Explain", &TopologydService::Explain);
   ParseRequestsOf("ListAllocations", &TopologydService::ListAllocations);
   ParseRequestsOf("GetTopology", &TopologydService::GetTopology);
+  ParseRequestsOf("GetNodeResourceTopology", &TopologydService::GetNodeResourceTopology);
   ParseRequestsOf("Status", &TopologydService::Status);
   // WatchAllocations streams: the same parsing, with a stream that ends at once for bytes that
   // do not parse.
@@ -193,6 +195,13 @@ grpc::ServerUnaryReactor* TopologydService::GetTopology(grpc::CallbackServerCont
     TopologyToProto(*engine_->topology(), response->mutable_topology());
     return grpc::Status::OK;
   });
+}
+
+grpc::ServerUnaryReactor* TopologydService::GetNodeResourceTopology(
+    grpc::CallbackServerContext* context, const v1::GetNodeResourceTopologyRequest* request,
+    v1::GetNodeResourceTopologyResponse* response) {
+  return Answer(context,
+                [&] { return NodeResourceTopologyReply(*engine_, *request, response); });
 }
 
 }  // namespace topologyd::rpc

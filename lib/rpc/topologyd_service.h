@@ -42,6 +42,7 @@ class TopologydService final : public TopologydCallbackService {
   using TopologydCallbackService::Admit;
   using TopologydCallbackService::Allocate;
   using TopologydCallbackService::Explain;
+  using TopologydCallbackService::GetNodeResourceTopology;
   using TopologydCallbackService::GetTopology;
   using TopologydCallbackService::ListAllocations;
   using TopologydCallbackService::Release;
@@ -66,6 +67,10 @@ class TopologydService final : public TopologydCallbackService {
   grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext* context,
                                         const topologyd::v1::GetTopologyRequest* request,
                                         topologyd::v1::GetTopologyResponse* response) override;
+  grpc::ServerUnaryReactor* GetNodeResourceTopology(
+      grpc::CallbackServerContext* context,
+      const topologyd::v1::GetNodeResourceTopologyRequest* request,
+      topologyd::v1::GetNodeResourceTopologyResponse* response) override;
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const topologyd::v1::StatusRequest* request,
                                    topologyd::v1::StatusResponse* response) override;

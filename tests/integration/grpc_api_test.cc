@@ -254,7 +254,7 @@ TEST_F(GrpcApiTest, RequestsThatDoNotParseAreInvalidArguments) {
                                                 "topologyd.v1.AdmitRequest"));
   // A field header announcing more bytes than follow.
   for (const char* method : {"Allocate", "Release", "Explain", "ListAllocations", "GetTopology",
-                             "Status", "WatchAllocations"}) {
+                             "Status", "WatchAllocations", "GetNodeResourceTopology"}) {
     std::tie(status, reply) =
         RawCall(fmt::format("/topologyd.v1.Topologyd/{}", method), "\x0a\x7f\xff\xff");
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method;

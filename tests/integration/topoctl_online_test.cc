@@ -338,6 +338,27 @@ TEST_F(TopoctlOnlineTest, TopologyFromTheDaemonEqualsOffline) {
   EXPECT_EQ(table.out, Topoctl({"topology", "--synthetic", kSynthetic}).out);
 }
 
+TEST_F(TopoctlOnlineTest, NrtFromTheDaemonEqualsOfflineUntilAPodIsAdmitted) {
+  const nlohmann::json online = Json({"nrt", "--node-name", "n1"});
+  ASSERT_TRUE(online.is_object());
+  EXPECT_EQ(online,
+            Json({"nrt", "--synthetic", kSynthetic, "--config", config_, "--node-name", "n1"}));
+  ASSERT_EQ(online["zones"].size(), 2U);
+
+  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  ASSERT_EQ(Topoctl({"admit", "-f", pod}).exit_code, 0);
+  const nlohmann::json admitted = Json({"nrt", "--node-name", "n1"});
+  auto cpus_left = [](const nlohmann::json& nrt) {
+    int left = 0;
+    for (const nlohmann::json& zone : nrt["zones"]) {
+      left += std::stoi(zone["resources"][0]["available"].get<std::string>());
+    }
+    return left;
+  };
+  EXPECT_EQ(cpus_left(admitted), cpus_left(online) - 2);
+  EXPECT_NE(admitted["attributes"][2]["value"], online["attributes"][2]["value"]);
+}
+
 TEST_F(TopoctlOnlineTest, YamlOutputIsTheJsonDocument) {
   const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
   for (const std::vector<std::string>& args :

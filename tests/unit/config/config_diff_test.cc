@@ -92,5 +92,18 @@ TEST(ConfigDiffTest, DevicePoolsMayBeAddedButNotChanged) {
   EXPECT_EQ(plan.effective.devices, old_config.devices);
 }
 
+TEST(ConfigDiffTest, NrtNodeNameIsLiveAndNrtFileRestartOnly) {
+  Config old_config;
+  old_config.nrt.file = "/run/topologyd/nrt.yaml";
+  Config next = old_config;
+  next.nrt.file = "/run/other/nrt.yaml";
+  next.nrt.node_name = "worker-9";
+  ReloadPlan plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.applied, ElementsAre("nrt.nodeName"));
+  EXPECT_THAT(plan.refused, ElementsAre("nrt.file"));
+  EXPECT_EQ(plan.effective.nrt.node_name, "worker-9");
+  EXPECT_EQ(plan.effective.nrt.file, "/run/topologyd/nrt.yaml");
+}
+
 }  // namespace
 }  // namespace topologyd::config

@@ -128,6 +128,24 @@ TEST(ConfigLoaderTest, FeatureGatesTakeKubeletsNamesAndNoOthers) {
               HasSubstr("f.yaml:1: featureGates.MemoryQoS: unknown key"));
 }
 
+TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAnAbsoluteFile) {
+  auto defaults = ParseConfig("", "n.yaml");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->nrt.file, "");
+  EXPECT_EQ(defaults->nrt.node_name, "");
+  auto set = ParseConfig("nrt: {file: /run/topologyd/nrt.yaml, nodeName: worker-7}\n", "n.yaml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->nrt.file, "/run/topologyd/nrt.yaml");
+  EXPECT_EQ(set->nrt.node_name, "worker-7");
+  EXPECT_THAT(ErrorOf("nrt: {file: nrt.yaml}\n"), HasSubstr("nrt.file: must be an absolute path"));
+  EXPECT_THAT(ErrorOf("nrt: {file: \"\"}\n"), HasSubstr("nrt.file: must not be empty"));
+  EXPECT_THAT(ErrorOf("nrt: {path: /x}\n"), HasSubstr("nrt.path: unknown key"));
+  EXPECT_THAT(ErrorOf("stateDir: /var/lib/t\nnrt: {file: /var/lib/t/state.json}\n"),
+              HasSubstr("nrt.file: must not be in stateDir"));
+  EXPECT_THAT(ErrorOf("nrt: {nodeName: Worker_7}\n"),
+              HasSubstr("nrt.nodeName: must be a Kubernetes node name"));
+}
+
 TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
   auto c = ParseConfig("socket: {group: \"\"}\n", "g.yaml");
   ASSERT_TRUE(c.ok()) << c.status();

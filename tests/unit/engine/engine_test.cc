@@ -798,9 +798,14 @@ TEST_F(EngineTest, WatchersGetEachDurableStateOnlyOnceItIsOnDisk) {
   faulty.ResetCountForTest();
   faulty.FailOperation(1, ENOSPC);
   EXPECT_EQ((*engine)->Admit(MakePod("p2", "2")).status().code(), absl::StatusCode::kUnavailable);
+  // What was not acknowledged is not durable.
+  EXPECT_EQ((*engine)->DurableAllocationsNow()->state.generation, admitted->generation);
+  EXPECT_EQ((*engine)->DurableAllocationsNow()->state.pods.count("p2"), 0u);
   auto retried = (*engine)->Admit(MakePod("p2", "2"));
   ASSERT_TRUE(retried.ok()) << retried.status();
   ASSERT_TRUE(seen.WaitFor(retried->generation));
+  EXPECT_GE((*engine)->DurableAllocationsNow()->state.generation, retried->generation);
+  EXPECT_EQ((*engine)->DurableAllocationsNow()->state.pods.count("p2"), 1u);
   EXPECT_EQ(seen.count(), 2u) << "the failed write told no one";
 
   (*engine)->StopWatchingAllocations(watch.id);
