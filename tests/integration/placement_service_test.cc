@@ -271,6 +271,60 @@ TEST_F(PlacementSyncTest, SyncIsIdempotentAndUpdatesExactlyWhatChanged) {
   EXPECT_EQ(Sync(Tree(offer, host)).plan.calls.size(), 0u);
 }
 
+// Another writer between the sync's read and its write: Placement answers 409
+// placement.concurrent_update, the sync re-reads that provider and writes again.
+TEST_F(PlacementSyncTest, GenerationConflictIsReReadAndRetried) {
+  const ProviderTree tree = Tree();
+  Sync(tree);
+  NodeOffer offer = th::TestHostOffer();
+  offer.reserved_cpus = *CpuSet::Parse("0,8,32");
+  const std::string numa1 = tree.providers[5].uuid;
+
+  // Before each of the first two inventory writes, another writer changes NUMA1's traits and
+  // changes them back, which moves its generation twice.
+  class Racing : public PlacementTransport {
+   public:
+    Racing(PlacementTransport& inner, std::string uuid) : inner_(inner), uuid_(std::move(uuid)) {}
+    absl::StatusOr<HttpResponse> Send(const HttpRequest& r, const std::string& mv) override {
+      if (races_ < 2 && r.method == "PUT" && r.path.ends_with("/inventories")) {
+        ++races_;
+        absl::StatusOr<HttpResponse> traits =
+            inner_.Send({"GET", "/resource_providers/" + uuid_ + "/traits", std::nullopt}, mv);
+        // Placement moves the generation only when the set changes: add a trait, then put the
+        // set back.
+        json body = json::parse(traits->body);
+        const json original = body["traits"];
+        body["traits"].push_back("CUSTOM_MEMORY_PAGE_SIZE_SMALL");
+        for (const json& traits_now : {body["traits"], original}) {
+          body["traits"] = traits_now;
+          absl::StatusOr<HttpResponse> w =
+              inner_.Send({"PUT", "/resource_providers/" + uuid_ + "/traits", body}, mv);
+          EXPECT_EQ(w->status, 200) << w->body;
+          body["resource_provider_generation"] =
+              json::parse(w->body)["resource_provider_generation"];
+        }
+      }
+      return inner_.Send(r, mv);
+    }
+
+   private:
+    PlacementTransport& inner_;
+    std::string uuid_;
+    int races_ = 0;
+  } racing(*transport_, numa1);
+
+  const int64_t before = Generations(tree).at("e2e-host_NUMA1");
+  absl::StatusOr<SyncReport> report = SyncProviderTree(racing, Tree(offer), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->ok()) << report->errors.front();
+  EXPECT_EQ(report->conflicts, 2);
+  EXPECT_EQ(report->done.size(), 1u);
+  // Four trait writes and our one inventory write.
+  EXPECT_EQ(Generations(tree).at("e2e-host_NUMA1"), before + 5);
+  EXPECT_EQ(Get("/resource_providers/" + numa1 + "/inventories")["inventories"]["PCPU"]["reserved"],
+            1);
+}
+
 TEST_F(PlacementSyncTest, AllocationCandidatesAnswerTheNumaQuestions) {
   const ProviderTree tree = Tree();
   Sync(tree);
