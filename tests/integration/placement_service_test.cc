@@ -139,9 +139,10 @@ class PlacementSyncTest : public ::testing::Test {
     absl::StatusOr<HttpResponse> r =
         transport_->Send({"GET", path, std::nullopt}, kNewestMicroversion);
     EXPECT_TRUE(r.ok()) << r.status();
-    if (!r.ok()) return json();
+    if (!r.ok()) return json::object();
     EXPECT_EQ(r->status, 200) << path << ": " << r->body;
-    return json::parse(r->body, nullptr, false);
+    json body = json::parse(r->body, nullptr, false);
+    return body.is_object() ? body : json::object();
   }
 
   long Put(const std::string& path, const json& body) {
@@ -162,11 +163,16 @@ class PlacementSyncTest : public ::testing::Test {
                                            const std::vector<std::string>& groups) {
     const json answer = Get("/allocation_candidates?" + query);
     std::vector<std::vector<int>> out;
-    for (const json& request : answer["allocation_requests"]) {
+    for (const json& request : answer.value("allocation_requests", json::array())) {
       std::vector<int> nodes;
+      const json mappings = request.value("mappings", json::object());
       for (const std::string& group : groups) {
-        const std::string uuid = request["mappings"][group][0];
-        nodes.push_back(NumaOf(tree, uuid));
+        if (!mappings.contains(group) || mappings[group].empty()) {
+          ADD_FAILURE() << "no mapping for " << group << " in " << request.dump();
+          nodes.push_back(-2);
+          continue;
+        }
+        nodes.push_back(NumaOf(tree, mappings[group][0].get<std::string>()));
       }
       out.push_back(nodes);
     }
