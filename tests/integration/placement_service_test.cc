@@ -23,6 +23,7 @@
 #include "lib/placement/mapping.h"
 #include "lib/placement/placement_http.h"
 #include "lib/placement/sync.h"
+#include "lib/placement/uuid5.h"
 #include "tests/integration/process.h"
 #include "tests/unit/placement/test_host.h"
 
@@ -487,6 +488,32 @@ TEST_F(PlacementSyncTest, TopoctlSyncOnARecordedMachine) {
                                               "--endpoint", "http://127.0.0.1:1"});
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_THAT(down.err, ::testing::HasSubstr("topoctl placement: GET http://127.0.0.1:1/"));
+}
+
+// `placement tree` without --input: the machine is the daemon's (a synthetic 2-node machine,
+// CPUs 0-15, CPU 0 reserved). Needs no Placement.
+TEST(TopoctlPlacementTree, TheDaemonsMachine) {
+  topologyd::testing::TempDir dir;
+  const std::string config = dir.File("config.yaml");
+  const std::string socket = dir.File("topologyd.sock");
+  topologyd::testing::WriteFile(config, topologyd::testing::MinimalConfig(dir.path()));
+  topologyd::testing::DaemonProcess daemon;
+  daemon.Start(config, dir.File("log"));
+  ASSERT_TRUE(daemon.WaitUntilServing(socket, std::chrono::seconds(30)))
+      << topologyd::testing::ReadFile(dir.File("log"));
+  const topologyd::testing::CommandResult r = topologyd::testing::RunCommand(
+      {topologyd::testing::TopoctlBinary(), "--socket", socket, "-o", "json", "placement", "tree",
+       "--config", config, "--node-name", "n1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json tree = json::parse(r.out);
+  std::map<std::string, json> by_name;
+  for (const json& p : tree["resource_providers"]) by_name[p["name"]] = p;
+  ASSERT_TRUE(by_name.contains("n1_NUMA0")) << r.out;
+  ASSERT_TRUE(by_name.contains("n1_NUMA1")) << r.out;
+  EXPECT_EQ(by_name["n1_NUMA0"]["inventories"]["PCPU"]["total"], 8);
+  EXPECT_EQ(by_name["n1_NUMA0"]["inventories"]["PCPU"]["reserved"], 1);
+  EXPECT_EQ(by_name["n1_NUMA1"]["inventories"]["PCPU"]["reserved"], 0);
+  EXPECT_EQ(tree["root_provider_uuid"], ProviderUuid("n1"));
 }
 
 }  // namespace

@@ -176,12 +176,14 @@ int RunSync(const TreeFlags& flags, const SyncFlags& sync, const GlobalOptions& 
     std::cout << "Placement " << sync.endpoint << ", microversion " << report->microversion
               << ", root " << tree->root().name << " (" << tree->root().uuid << ")\n";
     if (report->plan.calls.empty()) std::cout << "In sync: nothing to write.\n";
-    const auto& lines = sync.dry_run ? report->plan.calls.size() : report->done.size();
-    std::cout << (sync.dry_run ? "Planned" : "Done") << " (" << lines << "):\n";
-    if (sync.dry_run) {
-      for (const auto& c : report->plan.calls)
+    if (sync.dry_run && !report->plan.calls.empty()) {
+      std::cout << "Planned (" << report->plan.calls.size() << "):\n";
+      for (const auto& c : report->plan.calls) {
         std::cout << "  " << placement::DescribeCall(c) << "\n";
-    } else {
+      }
+    }
+    if (!sync.dry_run && !report->done.empty()) {
+      std::cout << "Done (" << report->done.size() << "):\n";
       for (const std::string& d : report->done) std::cout << "  " << d << "\n";
     }
     if (report->conflicts > 0) {
