@@ -66,7 +66,7 @@ int FreePort() {
   return port;
 }
 
-class PlacementSyncTest : public ::testing::Test {
+class PlacementService : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string missing = PlacementMissing(); !missing.empty()) GTEST_SKIP() << missing;
@@ -211,7 +211,7 @@ std::string Cell(int i, int cpus, int mib, const std::string& pages) {
          n + "=" + pages + "&same_subtree=_PROC" + n + ",_MEM" + n;
 }
 
-TEST_F(PlacementSyncTest, SyncIsIdempotentAndUpdatesExactlyWhatChanged) {
+TEST_F(PlacementService, SyncIsIdempotentAndUpdatesExactlyWhatChanged) {
   const ProviderTree tree = Tree();
   const SyncReport first = Sync(tree);
   EXPECT_EQ(first.microversion, "1.39");
@@ -280,7 +280,7 @@ TEST_F(PlacementSyncTest, SyncIsIdempotentAndUpdatesExactlyWhatChanged) {
 
 // Another writer between the sync's read and its write: Placement answers 409
 // placement.concurrent_update, the sync re-reads that provider and writes again.
-TEST_F(PlacementSyncTest, GenerationConflictIsReReadAndRetried) {
+TEST_F(PlacementService, GenerationConflictIsReReadAndRetried) {
   const ProviderTree tree = Tree();
   Sync(tree);
   NodeOffer offer = th::TestHostOffer();
@@ -332,7 +332,7 @@ TEST_F(PlacementSyncTest, GenerationConflictIsReReadAndRetried) {
             1);
 }
 
-TEST_F(PlacementSyncTest, AllocationCandidatesAnswerTheNumaQuestions) {
+TEST_F(PlacementService, AllocationCandidatesAnswerTheNumaQuestions) {
   const ProviderTree tree = Tree();
   Sync(tree);
   const std::string small = "CUSTOM_MEMORY_PAGE_SIZE_SMALL";
@@ -402,7 +402,7 @@ TEST_F(PlacementSyncTest, AllocationCandidatesAnswerTheNumaQuestions) {
               IsEmpty());
 }
 
-TEST_F(PlacementSyncTest, UnwantedProvidersAreDeletedUnlessAllocated) {
+TEST_F(PlacementService, UnwantedProvidersAreDeletedUnlessAllocated) {
   const ProviderTree tree = Tree();
   Sync(tree);
   const std::string gpu = tree.providers[14].uuid;  // e2e-host_0000:3B:00.0
@@ -436,7 +436,7 @@ TEST_F(PlacementSyncTest, UnwantedProvidersAreDeletedUnlessAllocated) {
 }
 
 // The command line end to end on a recorded machine: sync, sync again, a dry run of a change.
-TEST_F(PlacementSyncTest, TopoctlSyncOnARecordedMachine) {
+TEST_F(PlacementService, TopoctlSyncOnARecordedMachine) {
   const std::string xml =
       std::string(TOPOLOGYD_SHARED_TOPOLOGIES) + "/intel-xeon8259cl-2s-8xt4-aws-g4dn-metal.xml";
   if (!std::filesystem::exists(xml)) GTEST_SKIP() << xml << " not found (the recorded machines)";

@@ -52,7 +52,7 @@ ProviderTree Build(const topology::Topology& t, const NodeOffer& offer,
   return tree.ok() ? *tree : ProviderTree{};
 }
 
-TEST(Mapping, TestHostTree) {
+TEST(PlacementMapping, TestHostTree) {
   const ProviderTree tree = Build(TestHost(), TestHostOffer(), TestHostOptions());
   std::vector<std::string> names;
   for (const Provider& p : tree.providers) names.push_back(p.name);
@@ -122,14 +122,14 @@ TEST(Mapping, TestHostTree) {
                              "CUSTOM_MEMORY_PAGE_SIZE_SMALL"}));
 }
 
-TEST(Mapping, AllCpusReservedIsReservedEqualsTotal) {
+TEST(PlacementMapping, AllCpusReservedIsReservedEqualsTotal) {
   NodeOffer offer = TestHostOffer();
   offer.reserved_cpus = CpuSet::Range(16, 23).Union(CpuSet::Range(48, 55));  // node 2
   const ProviderTree tree = Build(TestHost(), offer, TestHostOptions());
   EXPECT_EQ(Named(tree, "e2e-host_NUMA2").inventories.at("PCPU"), Inv(16, 16, 1));
 }
 
-TEST(Mapping, ReservedIsClampedToTotal) {
+TEST(PlacementMapping, ReservedIsClampedToTotal) {
   NodeOffer offer = TestHostOffer();
   offer.reserved_memory = {memory::ReservedMemory{
       .numa_node = 1, .limits = {{"memory", 1000 * testing::kGiB}, {"hugepages-2Mi", 3}}}};
@@ -139,7 +139,7 @@ TEST(Mapping, ReservedIsClampedToTotal) {
   EXPECT_EQ(Named(tree, "e2e-host_NUMA1_PAGE_2048KB").inventories.at("MEMORY_MB").reserved, 1);
 }
 
-TEST(Mapping, CpuPolicyNoneMakesEveryCpuVcpu) {
+TEST(PlacementMapping, CpuPolicyNoneMakesEveryCpuVcpu) {
   NodeOffer offer = TestHostOffer();
   offer.cpus_pinnable = false;
   const ProviderTree tree = Build(TestHost(), offer, TestHostOptions());
@@ -147,7 +147,7 @@ TEST(Mapping, CpuPolicyNoneMakesEveryCpuVcpu) {
             (std::map<std::string, Inventory>{{"VCPU", Inv(16, 2, 1, 4.0)}}));
 }
 
-TEST(Mapping, NothingToOfferMeansNoInventory) {
+TEST(PlacementMapping, NothingToOfferMeansNoInventory) {
   topology::Topology t = TestHost();
   // Node 2 without CPUs; node 1's memory all in huge pages; node 3 without memory.
   t.numa_nodes[2].cpus = CpuSet();
@@ -169,7 +169,7 @@ TEST(Mapping, NothingToOfferMeansNoInventory) {
   EXPECT_THAT(bare.custom_resource_classes, IsEmpty());
 }
 
-TEST(Mapping, RootUuidOverrideChangesTheRootOnly) {
+TEST(PlacementMapping, RootUuidOverrideChangesTheRootOnly) {
   PlacementOptions options = TestHostOptions();
   options.root_provider_uuid = "AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE";
   const ProviderTree tree = Build(TestHost(), TestHostOffer(), options);
@@ -178,7 +178,7 @@ TEST(Mapping, RootUuidOverrideChangesTheRootOnly) {
   EXPECT_EQ(Named(tree, "e2e-host_NUMA0").parent_uuid, tree.root().uuid);
 }
 
-TEST(Mapping, RefusesSettingsPlacementWouldNotTake) {
+TEST(PlacementMapping, RefusesSettingsPlacementWouldNotTake) {
   const auto error = [](PlacementOptions options) {
     return std::string(BuildProviderTree(TestHost(), TestHostOffer(), options).status().message());
   };
@@ -262,7 +262,7 @@ void ExpectWellFormed(const topology::Topology& t, const ProviderTree& tree,
   }
 }
 
-TEST(MappingCorpus, EveryRecordedMachineGivesAWellFormedTree) {
+TEST(PlacementMappingCorpus, EveryRecordedMachineGivesAWellFormedTree) {
   TOPOLOGYD_REQUIRE_CORPUS();
   const auto files = topology::testing::XmlFilesIn(topology::testing::SharedTopologies());
   ASSERT_FALSE(files.empty());
@@ -272,7 +272,7 @@ TEST(MappingCorpus, EveryRecordedMachineGivesAWellFormedTree) {
   }
 }
 
-TEST(MappingCorpus, CpuLessHbmNodesHaveOnlyMemory) {
+TEST(PlacementMappingCorpus, CpuLessHbmNodesHaveOnlyMemory) {
   TOPOLOGYD_REQUIRE_CORPUS();
   const topology::Topology t = Recorded("intel-xeonmax9462-2s-snc4-hbm-flat.xml");
   const ProviderTree tree = Build(t, NodeOffer{}, Named("max"));
@@ -293,7 +293,7 @@ TEST(MappingCorpus, CpuLessHbmNodesHaveOnlyMemory) {
   EXPECT_TRUE(Has(gpumem, PageProviderName("p9", 255, 4)));
 }
 
-TEST(MappingCorpus, RecordedHugePagesBecomeLargePageProviders) {
+TEST(PlacementMappingCorpus, RecordedHugePagesBecomeLargePageProviders) {
   TOPOLOGYD_REQUIRE_CORPUS();
   const topology::Topology t = Recorded("intel-xeon8259cl-2s-8xt4-aws-g4dn-metal.xml");
   const ProviderTree tree = Build(t, NvidiaOffer(), Named("g4dn"));
@@ -320,7 +320,7 @@ TEST(MappingCorpus, RecordedHugePagesBecomeLargePageProviders) {
   EXPECT_EQ(gpus, 8);
 }
 
-TEST(MappingCorpus, PagesThatAreNotWholeMiBAreSkipped) {
+TEST(PlacementMappingCorpus, PagesThatAreNotWholeMiBAreSkipped) {
   TOPOLOGYD_REQUIRE_CORPUS();
   // Kunpeng 920 records 64K, 2M, 32M and 1G pages (none allocated); give each size some.
   topology::Topology t = Recorded("arm-kunpeng920-2s-4numa-clusters.xml");
@@ -356,7 +356,7 @@ TEST(MappingCorpus, PagesThatAreNotWholeMiBAreSkipped) {
             Inv(4, 0, 1));
 }
 
-TEST(MappingCorpus, DevicesWithoutOneNumaNodeHangOffTheRoot) {
+TEST(PlacementMappingCorpus, DevicesWithoutOneNumaNodeHangOffTheRoot) {
   TOPOLOGYD_REQUIRE_CORPUS();
   // The firmware of this Westmere-EX gives no PCI locality at all.
   const topology::Topology t = Recorded("intel-e7-4870-4s-interleaved-no-pci-locality.xml");
@@ -387,7 +387,7 @@ TEST(MappingCorpus, DevicesWithoutOneNumaNodeHangOffTheRoot) {
   ExpectWellFormed(spr, snc, "spr with a two-node device");
 }
 
-TEST(MappingCorpus, SparseNodeIdsNameTheProviders) {
+TEST(PlacementMappingCorpus, SparseNodeIdsNameTheProviders) {
   TOPOLOGYD_REQUIRE_CORPUS();
   const topology::Topology t = Recorded("amd-opteron-4s-8numa-sparse-node-ids.xml");
   const ProviderTree tree = Build(t, NodeOffer{}, Named("opt"));

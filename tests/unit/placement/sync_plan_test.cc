@@ -53,21 +53,21 @@ std::vector<std::string> Described(const SyncPlan& plan) {
   return out;
 }
 
-TEST(PlanSync, ConvergedPlansNothing) {
+TEST(PlacementPlanSync, ConvergedPlansNothing) {
   const ProviderTree tree = Desired();
   const SyncPlan plan = PlanSync(Converged(tree), tree);
   EXPECT_THAT(plan.calls, IsEmpty());
   EXPECT_THAT(plan.kept, IsEmpty());
 }
 
-TEST(PlanSync, AllocationRatioComparedAsPlacementStoresIt) {
+TEST(PlacementPlanSync, AllocationRatioComparedAsPlacementStoresIt) {
   const ProviderTree tree = Desired();
   ObservedState observed = Converged(tree);
   Find(observed, "e2e-host_NUMA0")->inventories["VCPU"].allocation_ratio = 4.0000001;
   EXPECT_THAT(PlanSync(observed, tree).calls, IsEmpty());
 }
 
-TEST(PlanSync, EmptyPlacementCreatesEverythingParentsFirst) {
+TEST(PlacementPlanSync, EmptyPlacementCreatesEverythingParentsFirst) {
   const ProviderTree tree = Desired();
   const SyncPlan plan = PlanSync(ObservedState{}, tree);
   const std::vector<std::string> d = Described(plan);
@@ -91,7 +91,7 @@ TEST(PlanSync, EmptyPlacementCreatesEverythingParentsFirst) {
   EXPECT_EQ(traits, 16);
 }
 
-TEST(PlanSync, OneChangedInventoryIsOnePut) {
+TEST(PlacementPlanSync, OneChangedInventoryIsOnePut) {
   const ProviderTree tree = Desired();
   ObservedState observed = Converged(tree);
   Find(observed, "e2e-host_NUMA1")->inventories["PCPU"].reserved = 1;
@@ -108,7 +108,7 @@ TEST(PlanSync, OneChangedInventoryIsOnePut) {
   EXPECT_THAT(plan.calls[0].why, ::testing::HasSubstr("reserved 1"));
 }
 
-TEST(PlanSync, ChangedTraitsAndParentAndMissingClass) {
+TEST(PlacementPlanSync, ChangedTraitsAndParentAndMissingClass) {
   const ProviderTree tree = Desired();
   ObservedState observed = Converged(tree);
   observed.resource_classes.clear();
@@ -124,7 +124,7 @@ TEST(PlanSync, ChangedTraitsAndParentAndMissingClass) {
             nlohmann::json::parse(R"(["HW_NUMA_ROOT"])"));
 }
 
-TEST(PlanSync, UnwantedProvidersDeletedDeepestFirstUnlessAllocated) {
+TEST(PlacementPlanSync, UnwantedProvidersDeletedDeepestFirstUnlessAllocated) {
   const ProviderTree tree = Desired();
   ObservedState observed = Converged(tree);
   const std::string numa1 = tree.providers[5].uuid;
@@ -149,7 +149,7 @@ TEST(PlanSync, UnwantedProvidersDeletedDeepestFirstUnlessAllocated) {
                                      ::testing::StartsWith("e2e-host_NUMA4_PAGE_4KB ")));
 }
 
-TEST(PlanProvider, RemovedClassIsAWholeSetWithoutIt) {
+TEST(PlacementPlanProvider, RemovedClassIsAWholeSetWithoutIt) {
   const ProviderTree tree = Desired();
   ObservedProvider current{.uuid = tree.providers[1].uuid,
                            .name = tree.providers[1].name,

@@ -46,7 +46,7 @@ SyncReport Sync(FakePlacement& fake, const ProviderTree& tree, SyncOptions optio
   return report.ok() ? *report : SyncReport{};
 }
 
-TEST(Sync, CreatesTheTreeThenASecondSyncWritesNothing) {
+TEST(PlacementSyncLoop, CreatesTheTreeThenASecondSyncWritesNothing) {
   FakePlacement fake;
   const ProviderTree tree = Desired();
   const SyncReport first = Sync(fake, tree);
@@ -66,7 +66,7 @@ TEST(Sync, CreatesTheTreeThenASecondSyncWritesNothing) {
   EXPECT_EQ(Generations(fake), before);
 }
 
-TEST(Sync, ChangedReservationMovesExactlyThatInventory) {
+TEST(PlacementSyncLoop, ChangedReservationMovesExactlyThatInventory) {
   FakePlacement fake;
   Sync(fake, Desired());
   const auto before = Generations(fake);
@@ -84,7 +84,7 @@ TEST(Sync, ChangedReservationMovesExactlyThatInventory) {
   EXPECT_EQ(after, before);
 }
 
-TEST(Sync, ConflictIsReReadAndRetried) {
+TEST(PlacementSyncLoop, ConflictIsReReadAndRetried) {
   FakePlacement fake;
   Sync(fake, Desired());
   NodeOffer offer = testing::TestHostOffer();
@@ -107,7 +107,7 @@ TEST(Sync, ConflictIsReReadAndRetried) {
   EXPECT_EQ(rereads, 2);
 }
 
-TEST(Sync, EndlessConflictsGiveUpAfterTheBound) {
+TEST(PlacementSyncLoop, EndlessConflictsGiveUpAfterTheBound) {
   FakePlacement fake;
   Sync(fake, Desired());
   NodeOffer offer = testing::TestHostOffer();
@@ -121,7 +121,7 @@ TEST(Sync, EndlessConflictsGiveUpAfterTheBound) {
   EXPECT_EQ(report.conflicts, 4);
 }
 
-TEST(Sync, AnotherWriterAlreadyDidItMeansNoSecondWrite) {
+TEST(PlacementSyncLoop, AnotherWriterAlreadyDidItMeansNoSecondWrite) {
   FakePlacement fake;
   Sync(fake, Desired());
   NodeOffer offer = testing::TestHostOffer();
@@ -144,7 +144,7 @@ TEST(Sync, AnotherWriterAlreadyDidItMeansNoSecondWrite) {
   EXPECT_EQ(fake.Writes().size(), 1u);   // the one write that conflicted
 }
 
-TEST(Sync, DeletesUnwantedProvidersAndKeepsAllocatedOnes) {
+TEST(PlacementSyncLoop, DeletesUnwantedProvidersAndKeepsAllocatedOnes) {
   FakePlacement fake;
   const ProviderTree tree = Desired();
   Sync(fake, tree);
@@ -163,7 +163,7 @@ TEST(Sync, DeletesUnwantedProvidersAndKeepsAllocatedOnes) {
   EXPECT_THAT(report.kept[0], HasSubstr("allocations"));
 }
 
-TEST(Sync, AllocationAppearingBeforeTheDeleteIsKept) {
+TEST(PlacementSyncLoop, AllocationAppearingBeforeTheDeleteIsKept) {
   FakePlacement fake;
   const ProviderTree tree = Desired();
   Sync(fake, tree);
@@ -192,7 +192,7 @@ TEST(Sync, AllocationAppearingBeforeTheDeleteIsKept) {
   EXPECT_EQ(fake.providers.size(), 15u);
 }
 
-TEST(Sync, TooOldPlacementIsRefusedBeforeAnyWrite) {
+TEST(PlacementSyncLoop, TooOldPlacementIsRefusedBeforeAnyWrite) {
   FakePlacement fake;
   fake.max_version = "1.35";
   absl::StatusOr<SyncReport> report = SyncProviderTree(fake, Desired(), {});
@@ -203,7 +203,7 @@ TEST(Sync, TooOldPlacementIsRefusedBeforeAnyWrite) {
   EXPECT_EQ(Sync(fake, Desired()).microversion, "1.37");
 }
 
-TEST(Sync, UnreadableAnswersChangeNothing) {
+TEST(PlacementSyncLoop, UnreadableAnswersChangeNothing) {
   FakePlacement fake;
   fake.overrides["/resource_classes"] = HttpResponse{200, "<html>proxy</html>"};
   absl::StatusOr<SyncReport> report = SyncProviderTree(fake, Desired(), {});
@@ -219,7 +219,7 @@ TEST(Sync, UnreadableAnswersChangeNothing) {
   EXPECT_EQ(fake.Writes().size(), 0u);
 }
 
-TEST(Sync, FailedCreationSkipsTheChildren) {
+TEST(PlacementSyncLoop, FailedCreationSkipsTheChildren) {
   FakePlacement fake;
   const ProviderTree tree = Desired();
   // Someone else owns a provider named like our NUMA node 2.
