@@ -3,7 +3,8 @@
 # argument `test`, also the real components the tests run against: containerd, runc and a
 # static busybox for the test image (busybox-static replaces a dynamic busybox package), a
 # Prometheus server with promtool, and the Python JSON-schema checker that validates the
-# NodeResourceTopology objects against their CRD.
+# NodeResourceTopology objects against their CRD, and OpenStack Placement (run from its
+# Python modules with sqlite, no service started) for the Placement sync test.
 # Idempotent: does nothing (and needs no privileges) when everything is installed.
 #
 #   tools/install-deps.sh          build dependencies
@@ -27,7 +28,8 @@ packages=(
   prometheus-cpp-dev libcivetweb-dev
 )
 if [ "${1:-}" = test ]; then
-  packages+=(containerd runc busybox-static prometheus python3-jsonschema python3-yaml)
+  packages+=(containerd runc busybox-static prometheus python3-jsonschema python3-yaml
+    python3-placement)
 fi
 
 missing=()

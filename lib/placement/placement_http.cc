@@ -1,0 +1,127 @@
+#include "lib/placement/placement_http.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "fmt/format.h"
+
+namespace topologyd::placement {
+namespace {
+
+// Placement's answers for one node's tree are a few KiB; this only bounds a broken server.
+constexpr size_t kMaxBodyBytes = 16 * 1024 * 1024;
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlDeleter {
+  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+
+struct Body {
+  std::string text;
+  bool too_large = false;
+};
+
+size_t WriteBody(char* data, size_t size, size_t count, void* user) {
+  auto* body = static_cast<Body*>(user);
+  const size_t n = size * count;
+  if (body->text.size() + n > kMaxBodyBytes) {
+    body->too_large = true;
+    return 0;  // makes curl stop with CURLE_WRITE_ERROR
+  }
+  body->text.append(data, n);
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<CurlPlacementTransport> CurlPlacementTransport::Create(HttpEndpoint endpoint) {
+  if (!endpoint.url.starts_with("http://") && !endpoint.url.starts_with("https://")) {
+    return absl::InvalidArgumentError(
+        fmt::format("endpoint \"{}\": not an http:// or https:// URL", endpoint.url));
+  }
+  while (endpoint.url.ends_with("/")) endpoint.url.pop_back();
+  return CurlPlacementTransport(std::move(endpoint));
+}
+
+absl::StatusOr<HttpResponse> CurlPlacementTransport::Send(const HttpRequest& request,
+                                                          const std::string& microversion) {
+  GlobalInitOnce();
+  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  if (!curl) return absl::ResourceExhaustedError("cannot create a curl handle");
+  CURL* h = curl.get();
+
+  std::unique_ptr<curl_slist, SlistDeleter> headers(
+      curl_slist_append(nullptr, "Accept: application/json"));
+  const auto add = [&headers](const std::string& line) {
+    if (headers) headers.reset(curl_slist_append(headers.release(), line.c_str()));
+  };
+  if (!microversion.empty()) add("OpenStack-API-Version: placement " + microversion);
+  if (!endpoint_.token.empty()) add("X-Auth-Token: " + endpoint_.token);
+  std::string payload;
+  if (request.body.has_value()) {
+    add("Content-Type: application/json");
+    payload = request.body->dump();
+  }
+  if (!headers) return absl::ResourceExhaustedError("cannot build the request headers");
+
+  const std::string url = endpoint_.url + request.path;
+  char error[CURL_ERROR_SIZE] = {};
+  Body body;
+  const long timeout_ms = static_cast<long>(endpoint_.timeout.count());
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads are safe
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "topologyd");
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteBody);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  if (request.body.has_value()) {
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload.c_str());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, static_cast<long>(payload.size()));
+  } else if (request.method == "DELETE" || request.method == "PUT") {
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
+  }
+  if (endpoint_.insecure_skip_tls_verify) {
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+
+  const CURLcode rc = curl_easy_perform(h);
+  const std::string what = request.method + " " + url;
+  if (body.too_large) {
+    return absl::UnavailableError(
+        fmt::format("{}: the response is larger than {} bytes", what, kMaxBodyBytes));
+  }
+  if (rc != CURLE_OK) {
+    return absl::UnavailableError(fmt::format("{}: {}{}{}", what, curl_easy_strerror(rc),
+                                              error[0] != '\0' ? ": " : "", error));
+  }
+  HttpResponse response;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  response.body = std::move(body.text);
+  return response;
+}
+
+void JitteredRetryWait(int attempt) {
+  thread_local std::minstd_rand random{std::random_device{}()};
+  std::uniform_int_distribution<int> jitter(50, 150);
+  std::this_thread::sleep_for(std::chrono::milliseconds(jitter(random) * attempt));
+}
+
+}  // namespace topologyd::placement

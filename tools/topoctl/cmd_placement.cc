@@ -1,0 +1,257 @@
+// `topoctl placement tree|sync`: the OpenStack Placement resource-provider tree topologyd
+// would publish for this node (docs/placement.md), and its sync into a Placement service
+// (docs/cli.md, `placement`). The machine comes from --input FILE.xml or, without it, from the
+// daemon (GetTopology); reservations and device pools from --config FILE (none without it);
+// the Placement-only settings from the --node-name, --shared-cpus, ... flags.
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+
+#include "lib/config/config_loader.h"
+#include "lib/placement/mapping.h"
+#include "lib/placement/node_offer_config.h"
+#include "lib/placement/placement_http.h"
+#include "lib/placement/sync.h"
+#include "lib/placement/tree_json.h"
+#include "lib/rpc/topology_proto.h"
+#include "lib/topology/hwloc_source.h"
+#include "tools/topoctl/command.h"
+#include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_output.h"
+
+namespace topoctl {
+namespace {
+
+namespace placement = ::topologyd::placement;
+namespace topo = ::topologyd::topology;
+
+struct TreeFlags {
+  std::string input;
+  std::string config;
+  std::string node_name;
+  std::string root_provider_uuid;
+  std::string shared_cpus;
+  double vcpu_allocation_ratio = 1.0;
+  uint64_t base_page_kib = 4;
+};
+
+struct SyncFlags {
+  std::string endpoint;
+  std::string token;
+  bool dry_run = false;
+};
+
+int Fail(const std::string& message) {
+  std::cerr << "topoctl placement: " << message << "\n";
+  return kExitRefused;
+}
+
+std::string HostName() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
+absl::StatusOr<topo::Topology> LoadMachine(const TreeFlags& flags, const GlobalOptions& g) {
+  if (!flags.input.empty()) return topo::LoadTopology(topo::TopologySource::Xml(flags.input));
+  auto stub = ConnectToDaemon(g.socket);
+  topologyd::v1::GetTopologyResponse response;
+  grpc::Status s = stub->GetTopology(CallContext().get(), {}, &response);
+  if (!s.ok()) {
+    ReportRpcError("placement", s, g.socket);
+    return absl::UnavailableError("");
+  }
+  return topologyd::rpc::TopologyFromProto(response.topology());
+}
+
+// The desired tree; on failure the reason has been printed.
+absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
+                                                    const GlobalOptions& g) {
+  topologyd::config::Config config;
+  if (!flags.config.empty()) {
+    absl::StatusOr<topologyd::config::Config> loaded =
+        topologyd::config::LoadConfigFile(flags.config);
+    if (!loaded.ok()) {
+      Fail(std::string(loaded.status().message()));
+      return loaded.status();
+    }
+    config = *std::move(loaded);
+  }
+  absl::StatusOr<topo::Topology> machine = LoadMachine(flags, g);
+  if (!machine.ok()) {
+    if (!machine.status().message().empty()) Fail(std::string(machine.status().message()));
+    return machine.status();
+  }
+  absl::StatusOr<placement::NodeOffer> offer = placement::NodeOfferFromConfig(config, *machine);
+  if (!offer.ok()) {
+    Fail((flags.config.empty() ? "" : flags.config + ": ") + std::string(offer.status().message()));
+    return offer.status();
+  }
+  placement::PlacementOptions options;
+  options.node_name = flags.node_name.empty() ? HostName() : flags.node_name;
+  if (!flags.root_provider_uuid.empty()) options.root_provider_uuid = flags.root_provider_uuid;
+  if (!flags.shared_cpus.empty()) {
+    absl::StatusOr<topologyd::CpuSet> shared = topologyd::CpuSet::Parse(flags.shared_cpus);
+    if (!shared.ok()) {
+      Fail("--shared-cpus: " + std::string(shared.status().message()));
+      return shared.status();
+    }
+    options.shared_cpus = *shared;
+  }
+  options.vcpu_allocation_ratio = flags.vcpu_allocation_ratio;
+  options.base_page_kib = flags.base_page_kib;
+  absl::StatusOr<placement::ProviderTree> tree =
+      placement::BuildProviderTree(*machine, *offer, options);
+  if (!tree.ok()) Fail(std::string(tree.status().message()));
+  return tree;
+}
+
+void PrintTreeTable(const placement::ProviderTree& tree) {
+  std::vector<std::vector<std::string>> rows;
+  for (const placement::Provider& p : tree.providers) {
+    std::string parent = "-";
+    if (p.parent_uuid) {
+      const placement::Provider* found = tree.FindByUuid(*p.parent_uuid);
+      parent = found ? found->name : *p.parent_uuid;
+    }
+    std::string traits;
+    for (const std::string& t : p.traits) traits += (traits.empty() ? "" : ",") + t;
+    if (traits.empty()) traits = "-";
+    if (p.inventories.empty()) {
+      rows.push_back({p.name, p.uuid, parent, "-", traits});
+      continue;
+    }
+    bool first = true;
+    for (const auto& [rc, inv] : p.inventories) {
+      rows.push_back({first ? p.name : "", first ? p.uuid : "", first ? parent : "",
+                      placement::InventoryText(rc, inv), first ? traits : ""});
+      first = false;
+    }
+  }
+  std::cout << RenderTable({"PROVIDER", "UUID", "PARENT", "INVENTORY", "TRAITS"}, rows);
+}
+
+int RunTree(const TreeFlags& flags, const GlobalOptions& g) {
+  absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g);
+  if (!tree.ok()) return kExitRefused;
+  if (g.format() == OutputFormat::kTable) {
+    PrintTreeTable(*tree);
+  } else {
+    PrintDocument(placement::TreeToJson(*tree), g.format());
+  }
+  return kExitOk;
+}
+
+int RunSync(const TreeFlags& flags, const SyncFlags& sync, const GlobalOptions& g) {
+  absl::StatusOr<placement::CurlPlacementTransport> transport =
+      placement::CurlPlacementTransport::Create({.url = sync.endpoint, .token = sync.token});
+  if (!transport.ok()) return Fail(std::string(transport.status().message()));
+  absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g);
+  if (!tree.ok()) return kExitRefused;
+  placement::SyncOptions options;
+  options.dry_run = sync.dry_run;
+  options.wait_before_retry = placement::JitteredRetryWait;
+  absl::StatusOr<placement::SyncReport> report =
+      placement::SyncProviderTree(*transport, *tree, options);
+  if (!report.ok()) return Fail(std::string(report.status().message()));
+
+  nlohmann::json planned = nlohmann::json::array();
+  for (const placement::PlannedCall& c : report->plan.calls) {
+    planned.push_back(placement::DescribeCall(c));
+  }
+  const nlohmann::json doc = {{"endpoint", sync.endpoint},
+                              {"microversion", report->microversion},
+                              {"dry_run", sync.dry_run},
+                              {"root_provider_uuid", tree->root().uuid},
+                              {"planned", planned},
+                              {"done", report->done},
+                              {"kept", report->kept},
+                              {"errors", report->errors},
+                              {"conflicts", report->conflicts}};
+  PrintResult(doc, g.format(), [&](const nlohmann::json&) {
+    std::cout << "Placement " << sync.endpoint << ", microversion " << report->microversion
+              << ", root " << tree->root().name << " (" << tree->root().uuid << ")\n";
+    if (report->plan.calls.empty()) std::cout << "In sync: nothing to write.\n";
+    if (sync.dry_run && !report->plan.calls.empty()) {
+      std::cout << "Planned (" << report->plan.calls.size() << "):\n";
+      for (const auto& c : report->plan.calls) {
+        std::cout << "  " << placement::DescribeCall(c) << "\n";
+      }
+    }
+    if (!sync.dry_run && !report->done.empty()) {
+      std::cout << "Done (" << report->done.size() << "):\n";
+      for (const std::string& d : report->done) std::cout << "  " << d << "\n";
+    }
+    if (report->conflicts > 0) {
+      std::cout << "Generation conflicts retried: " << report->conflicts << "\n";
+    }
+    for (const std::string& k : report->kept) std::cout << "Kept: " << k << "\n";
+  });
+  for (const std::string& e : report->errors) std::cerr << "topoctl placement sync: " << e << "\n";
+  return report->ok() ? kExitOk : kExitRefused;
+}
+
+void AddTreeFlags(CLI::App* cmd, TreeFlags* flags) {
+  const CLI::Validator non_empty(
+      [](const std::string& value) {
+        return value.empty() ? std::string("must not be empty") : std::string();
+      },
+      "NON-EMPTY");
+  cmd->add_option("--input", flags->input, "hwloc XML file of the node instead of the daemon's")
+      ->check(non_empty);
+  cmd->add_option("--config", flags->config,
+                  "topologyd config file: reserved CPUs and memory, CPU policy, device pools")
+      ->check(non_empty);
+  cmd->add_option("--node-name", flags->node_name,
+                  "root provider name, prefix of the others (default: the host name)")
+      ->check(non_empty);
+  cmd->add_option("--root-provider-uuid", flags->root_provider_uuid,
+                  "uuid of the root provider (default: derived from the node name)");
+  cmd->add_option("--shared-cpus", flags->shared_cpus,
+                  "CPUs reported as VCPU (the others are PCPU), e.g. 0-5,32-35");
+  cmd->add_option("--vcpu-allocation-ratio", flags->vcpu_allocation_ratio,
+                  "allocation_ratio of VCPU")
+      ->capture_default_str();
+  cmd->add_option("--base-page-kib", flags->base_page_kib,
+                  "the kernel's base page size in KiB (64 on POWER and 64K-page ARM kernels)")
+      ->capture_default_str();
+}
+
+void InstallPlacement(CLI::App& root, CommandContext& context) {
+  CLI::App* command =
+      root.add_subcommand("placement", "the OpenStack Placement provider tree of this node");
+  command->require_subcommand(1);
+
+  auto tree_flags = std::make_shared<TreeFlags>();
+  CLI::App* tree = command->add_subcommand(
+      "tree", "show the resource-provider tree topologyd would publish, without publishing it");
+  AddTreeFlags(tree, tree_flags.get());
+  tree->callback([tree_flags, &context] {
+    context.action = [tree_flags, &context] { return RunTree(*tree_flags, *context.globals); };
+  });
+
+  auto sync_tree_flags = std::make_shared<TreeFlags>();
+  auto sync_flags = std::make_shared<SyncFlags>();
+  CLI::App* sync = command->add_subcommand(
+      "sync", "create or update the tree in a Placement service; delete what is no longer wanted");
+  AddTreeFlags(sync, sync_tree_flags.get());
+  sync->add_option("--endpoint", sync_flags->endpoint,
+                   "Placement base URL, e.g. http://127.0.0.1:8778")
+      ->required();
+  sync->add_option("--token", sync_flags->token, "Keystone token sent as X-Auth-Token");
+  sync->add_flag("--dry-run", sync_flags->dry_run, "print the planned calls and change nothing");
+  sync->callback([sync_tree_flags, sync_flags, &context] {
+    context.action = [sync_tree_flags, sync_flags, &context] {
+      return RunSync(*sync_tree_flags, *sync_flags, *context.globals);
+    };
+  });
+}
+
+TOPOCTL_REGISTER_COMMAND(InstallPlacement);
+
+}  // namespace
+}  // namespace topoctl
