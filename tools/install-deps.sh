@@ -25,7 +25,7 @@ packages=(
   libhwloc-dev hwloc libspdlog-dev libfmt-dev libyaml-cpp-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsystemd-dev
   libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev util-linux
-  prometheus-cpp-dev libcivetweb-dev
+  prometheus-cpp-dev libcivetweb-dev uuid-dev libxxhash-dev
 )
 if [ "${1:-}" = test ]; then
   packages+=(containerd runc busybox-static prometheus python3-jsonschema python3-yaml

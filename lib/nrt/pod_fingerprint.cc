@@ -1,12 +1,19 @@
 #include "lib/nrt/pod_fingerprint.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 
 #include "fmt/format.h"
 
-#include "lib/nrt/xxhash64.h"
-
 namespace topologyd::nrt {
+namespace {
+
+uint64_t XxHash64(std::string_view data, uint64_t seed = 0) {
+  return XXH64(data.data(), data.size(), seed);
+}
+
+}  // namespace
 
 void PodFingerprint::Add(std::string_view namespace_name, std::string_view name) {
   hashes_.push_back(XxHash64(name, XxHash64(namespace_name)));

@@ -1,6 +1,6 @@
 // Name-based (version 5, SHA-1) UUIDs of RFC 4122, which give every provider a uuid derived
 // from its name alone: a restart, or a second agent on the same node, converges on the same
-// providers instead of creating new ones.
+// providers instead of creating new ones. util-linux's libuuid does the hashing and the text.
 #pragma once
 
 #include <array>
@@ -29,8 +29,5 @@ std::optional<Uuid> ParseUuid(std::string_view text);
 // The uuid topologyd gives the provider `name`:
 // uuid5(uuid5(NAMESPACE_DNS, "placement.topologyd.io"), name), as text.
 std::string ProviderUuid(std::string_view name);
-
-// SHA-1 of `data` (FIPS 180-4); what Uuid5 hashes with, exposed for its test.
-std::array<uint8_t, 20> Sha1(std::string_view data);
 
 }  // namespace topologyd::placement

@@ -5,20 +5,6 @@
 namespace topologyd::placement {
 namespace {
 
-std::string Hex(const std::array<uint8_t, 20>& digest) {
-  std::string out;
-  for (uint8_t b : digest) out += "0123456789abcdef"[b >> 4], out += "0123456789abcdef"[b & 15];
-  return out;
-}
-
-TEST(PlacementSha1, KnownAnswers) {
-  EXPECT_EQ(Hex(Sha1("")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-  EXPECT_EQ(Hex(Sha1("abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
-  // Two blocks of padding.
-  EXPECT_EQ(Hex(Sha1("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
-            "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
-}
-
 TEST(PlacementUuid5, PythonUuid5OfDnsNamespace) {
   // uuid.uuid5(uuid.NAMESPACE_DNS, "python.org")
   EXPECT_EQ(UuidText(Uuid5(kNamespaceDns, "python.org")), "886313e1-3b8a-5372-9b90-0c9aee199e5d");
