@@ -1,7 +1,7 @@
 // Admit() for one pod asking for 4 resources (cpu, memory, hugepages-2Mi and a device) on
 // machines with many NUMA nodes: the 64-node SGI Altix and the 16-node Xeon Max (HBM flat,
-// SNC4) from ../shared/topologies, and a GB200-like machine built here (2 Grace NUMA nodes with
-// CPUs and 32 CPU-less GPU-memory NUMA nodes). Target: <= 1 ms per pod.
+// SNC4) of the recorded-machine corpus, and a GB200-like machine built here (2 Grace NUMA nodes
+// with CPUs and 32 CPU-less GPU-memory NUMA nodes). Target: <= 1 ms per pod.
 //
 // Every machine gets 2048 hugepages of 2 MiB on each NUMA node with CPUs (the XML exports
 // record none) and one explicit device pool `example.com/dev` with one device per NUMA node

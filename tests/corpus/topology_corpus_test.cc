@@ -1,4 +1,4 @@
-// Loads every recorded hwloc XML (../shared/topologies and its kubelet-test/ folder) and
+// Loads every recorded hwloc XML (the recorded-machine corpus and its kubelet-test/ folder) and
 // checks the model's invariants, the facts the folder's README lists per machine, and the
 // exact CPU maps of kubelet's CPU-manager test topologies.
 #include <fstream>
@@ -177,7 +177,7 @@ TEST(TopologyCorpusTest, JsonFollowsTheContract) {
   }
 }
 
-// Facts transcribed from the table in ../shared/topologies/README.md.
+// Facts transcribed from the recorded-machine corpus's own README table.
 struct MachineFacts {
   const char* file;
   int packages;

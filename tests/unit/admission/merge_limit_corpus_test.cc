@@ -1,7 +1,7 @@
 // Headroom of the production merge limits: the real providers' hints (CPU, memory, hugepages,
 // devices; empty and busy nodes; every policy and scope) on every machine of
-// ../shared/topologies stay far below MergeLimits' defaults and are never refused. Prints the
-// peak counts per machine.
+// the recorded-machine corpus stay far below MergeLimits' defaults and are never refused. Prints
+// the peak counts per machine.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>

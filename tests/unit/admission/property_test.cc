@@ -1,4 +1,4 @@
-// Randomized invariants of admission over every machine in ../shared/topologies: random pod
+// Randomized invariants of admission over every machine of the recorded-machine corpus: random pod
 // streams with admits and releases interleaved, under varied policies and scopes.
 //
 //   - no exclusive CPU is held by two pods, none is reserved or in the shared pool, and the
