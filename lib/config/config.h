@@ -96,6 +96,14 @@ struct LogConfig {
   friend bool operator==(const LogConfig&, const LogConfig&) = default;
 };
 
+// The Prometheus endpoint (docs/configuration.md, `metrics`). Restart-only.
+struct MetricsConfig {
+  // "HOST:PORT" (an IPv4 address, or an IPv6 one in brackets) serving /metrics over HTTP;
+  // empty = no endpoint.
+  std::string listen;
+  friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -134,6 +142,7 @@ struct Config {
   std::chrono::milliseconds reconcile_period{std::chrono::seconds(10)};
   LimitsConfig limits;
   LogConfig log;
+  MetricsConfig metrics;
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;

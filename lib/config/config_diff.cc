@@ -80,6 +80,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.cgroup.version, next.cgroup.version, "cgroup.version", &plan);
   RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
   RestartOnly(old.limits.request_bytes, next.limits.request_bytes, "limits.requestBytes", &plan);
+  RestartOnly(old.metrics, next.metrics, "metrics", &plan);
   return plan;
 }
 

@@ -22,6 +22,7 @@
 
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
+#include "lib/config/listen_address.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
 
@@ -266,6 +267,12 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
     l.String("level", &c->log.level,
              {"trace", "debug", "info", "warn", "error", "critical", "off"});
     l.String("format", &c->log.format, {"text", "json"});
+  });
+  r.Nested("metrics", [&](MapReader& m) {
+    m.String("listen", &c->metrics.listen);
+    if (absl::Status s = CheckListenAddress(c->metrics.listen); !s.ok()) {
+      m.problems()->Add(m.Get("listen"), m.KeyPath("listen"), std::string(s.message()));
+    }
   });
 }
 
