@@ -18,6 +18,8 @@
 #include "daemon/health_report.h"
 #include "lib/config/config.h"
 #include "lib/engine/engine.h"
+#include "lib/metrics/http_endpoint.h"
+#include "lib/metrics/metrics.h"
 #include "lib/os/notifier.h"
 #include "lib/rpc/connection_gate.h"
 #include "lib/rpc/peer_credentials.h"
@@ -60,7 +62,10 @@ class Daemon {
   absl::Status LoadConfiguration();
   absl::Status LoadMachine();
   absl::Status LockStateDir();
+  absl::Status CreateMetrics();
   absl::Status StartEngine();
+  absl::Status StartMetricsEndpoint();
+  absl::Status StopMetricsEndpoint();
   absl::Status StopEngine();
   absl::Status StartServer();
   absl::Status StopServer();
@@ -80,7 +85,11 @@ class Daemon {
   std::shared_ptr<const topology::Topology> machine_;
   std::optional<state::StateDirLock> state_lock_;
   state::PosixFileSystem fs_;
+  // Before the engine and the server, which report to it: destroyed after them. Null while
+  // `metrics` is not configured.
+  std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;
   rpc::PeerRegistry peers_;
   std::unique_ptr<rpc::TopologydService> service_;
   std::unique_ptr<grpc::Server> server_;
