@@ -6,6 +6,7 @@ target_include_directories(topologyd_load PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(
   topologyd_load PRIVATE topologyd::proto topologyd::state topologyd::state_store topologyd::cpuset
                          topologyd::common CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads
+                         CURL::libcurl
                          topologyd_warnings)
 
 # A short run against a spawned daemon, so the tool keeps working: it exits non-zero when any
