@@ -39,7 +39,7 @@ struct AdmissionEvent {
 // How a SIGHUP reload came out.
 enum class ReloadOutcome {
   kApplied,   // every changed key applied (or nothing changed)
-  kPartial,   // live keys applied, restart-only changes refused
+  kPartial,   // restart-only changes refused (changed live keys, if any, applied)
   kRejected,  // the file did not load or validate; the old configuration stays
 };
 std::string_view ReloadOutcomeName(ReloadOutcome outcome);  // "applied", "partial", "rejected"
