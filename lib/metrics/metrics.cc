@@ -28,10 +28,13 @@ Counter* PlainCounter(Registry& r, std::string_view name, const std::string& hel
 }
 
 // Seconds from 10 µs to 10 s: admission decides in tens of microseconds, a checkpoint fsync
-// takes milliseconds, a stalled one seconds.
-Histogram::BucketBoundaries SecondsBuckets() {
-  return {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
-          0.025,   0.05,     0.1,     0.25,   0.5,     1,      2.5,   5,      10};
+// takes milliseconds, a stalled one seconds. One copy: RpcFinished passes it on every call,
+// and it is read only when a new series is made.
+const Histogram::BucketBoundaries& SecondsBuckets() {
+  static const auto* const kBuckets = new Histogram::BucketBoundaries{
+      0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+      0.025,   0.05,     0.1,     0.25,   0.5,     1,      2.5,   5,      10};
+  return *kBuckets;
 }
 
 prometheus::ClientMetric GaugeOf(double value,
