@@ -4,6 +4,7 @@
 // Tests needing promtool or Prometheus skip, saying so, where they are not installed.
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -221,18 +222,24 @@ class PrometheusServer {
                           "  - job_name: topologyd\n"
                           "    static_configs: [{{targets: ['127.0.0.1:{}']}}]\n",
                           target_port));
+    // Everything the child needs is made before fork(): the test process has gRPC's threads,
+    // so the child may only make async-signal-safe calls.
+    std::vector<std::string> args = {kPrometheus, "--config.file=" + dir.File("prometheus.yml"),
+                                     "--storage.tsdb.path=" + dir.File("tsdb"),
+                                     fmt::format("--web.listen-address=127.0.0.1:{}", port_),
+                                     "--log.level=warn"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int log_fd =
+        ::open(dir.File("prometheus.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     pid_ = ::fork();
     if (pid_ == 0) {
-      const std::string config = "--config.file=" + dir.File("prometheus.yml");
-      const std::string tsdb = "--storage.tsdb.path=" + dir.File("tsdb");
-      const std::string web = fmt::format("--web.listen-address=127.0.0.1:{}", port_);
-      const std::string log = dir.File("prometheus.log");
-      FILE* out = std::freopen(log.c_str(), "w", stderr);
-      (void)out;
-      ::execl(kPrometheus, kPrometheus, config.c_str(), tsdb.c_str(), web.c_str(),
-              "--log.level=warn", static_cast<char*>(nullptr));
+      ::dup2(log_fd, 2);
+      ::execv(kPrometheus, argv.data());
       ::_exit(127);
     }
+    ::close(log_fd);
   }
   ~PrometheusServer() {
     if (pid_ > 0) {
