@@ -98,8 +98,7 @@ struct LogConfig {
 
 // The Prometheus endpoint (docs/configuration.md, `metrics`). Restart-only.
 struct MetricsConfig {
-  // "HOST:PORT" (an IPv4 address, or an IPv6 one in brackets) serving /metrics over HTTP;
-  // empty = no endpoint.
+  // "HOST:PORT" (HOST an IPv4 address) serving /metrics over HTTP; empty = no endpoint.
   std::string listen;
   friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
 };

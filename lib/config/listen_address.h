@@ -1,7 +1,8 @@
 // The TCP listen addresses of the exports (`metrics.listen`): "HOST:PORT", where HOST is an
-// IPv4 address ("127.0.0.1", "0.0.0.0") or an IPv6 one in brackets ("[::1]", "[::]") and PORT
-// 1-65535. Host names are refused: the endpoint binds before name resolution is trustworthy at
-// boot, and an address says exactly which interface is exposed.
+// IPv4 address ("127.0.0.1", "0.0.0.0") and PORT 1-65535. Host names are refused: the endpoint
+// binds before name resolution is trustworthy at boot, and an address says exactly which
+// interface is exposed. IPv6 addresses ("[::1]") are recognised and refused: Debian's civetweb,
+// which serves the metrics, is built without IPv6.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +14,8 @@
 namespace topologyd::config {
 
 struct ListenAddress {
-  std::string host;  // without brackets
+  std::string host;
   uint16_t port = 0;
-  bool ipv6 = false;
 };
 
 // INVALID_ARGUMENT saying what is wrong and what is expected (the caller names the key).
