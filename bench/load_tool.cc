@@ -14,7 +14,10 @@
 //
 // Every phase is bounded (--duration seconds or --ops operations) and stops by itself. Any
 // failed operation stops the run and makes the exit code 1; bad usage exits 2.
+#include <arpa/inet.h>
+#include <curl/curl.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -24,7 +27,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -33,6 +38,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -87,6 +93,10 @@ struct Options {
   int startup_runs = 3;
   std::set<std::string> phases = {"status", "checkpoint", "admit"};
   std::string driver = "threads";
+  // --compare-exports: rounds of admit latency with the exports off and on.
+  int compare_rounds = 0;
+  std::string exports_config;  // a YAML fragment file added to the "on" configuration
+  int scrape_interval_ms = 200;
   bool json = false;
   bool keep = false;
 };
@@ -151,7 +161,9 @@ class SpawnedDaemon {
   const std::string& state_dir() const { return state_dir_; }
   const std::string& log_path() const { return log_path_; }
 
-  void WriteConfig(const std::string& topology_xml, const std::string& reserved_cpus) {
+  // `extra`: YAML lines appended to the configuration (the exports of --compare-exports).
+  void WriteConfig(const std::string& topology_xml, const std::string& reserved_cpus,
+                   const std::string& extra = "") {
     // An empty cgroup v2 root with the cpuset controller: the daemon checks the hierarchy at
     // start-up; with apply: false it writes nothing there.
     std::string cgroup = dir_ + "/cgroup";
@@ -169,9 +181,10 @@ class SpawnedDaemon {
                               "topologyManagerPolicy: best-effort\n"
                               "cgroup: {{root: {dir}/cgroup, driver: cgroupfs, version: v2, "
                               "apply: false}}\n"
-                              "log: {{level: warn}}\n",
+                              "log: {{level: warn}}\n{extra}",
                               fmt::arg("dir", dir_), fmt::arg("state", state_dir_),
-                              fmt::arg("xml", topology_xml), fmt::arg("reserved", reserved_cpus)));
+                              fmt::arg("xml", topology_xml), fmt::arg("reserved", reserved_cpus),
+                              fmt::arg("extra", extra)));
   }
 
   // Starts the daemon and waits for READY=1. Returns the time from fork to READY=1, or throws
@@ -563,6 +576,12 @@ std::string Row(const std::string& name, const Summary& s) {
                      s.ops_per_s(), s.p50_ms, s.p99_ms, s.p999_ms, s.max_ms);
 }
 
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
 double MedianMs(std::vector<nanoseconds> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -581,6 +600,171 @@ std::string JoinMs(const std::vector<nanoseconds>& v) {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------------------------
+// --compare-exports: does serving the exports cost the admission path anything?
+
+// A loopback TCP port nothing listens on now.
+int FreeLoopbackPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    throw std::runtime_error(fmt::format("no free loopback port: {}", std::strerror(errno)));
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+size_t DiscardBody(char*, size_t size, size_t n, void*) { return size * n; }
+
+// Scrapes `url` every `interval` on a thread of its own until destroyed, as Prometheus would
+// (more often), so the "on" rounds include the cost of being read. Counts the scrapes that
+// failed.
+class Scraper {
+ public:
+  Scraper(std::string url, milliseconds interval)
+      : url_(std::move(url)), interval_(interval), thread_([this] { Loop(); }) {}
+  ~Scraper() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  int scrapes() const { return scrapes_; }
+  int failures() const { return failures_; }
+
+ private:
+  void Loop() {
+    std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+    curl_easy_setopt(curl.get(), CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, DiscardBody);
+    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, 5L);
+    std::unique_lock<std::mutex> lock(mu_);
+    // The first scrape at once, so even a short phase is read at least once.
+    do {
+      lock.unlock();
+      long code = 0;
+      const bool ok = curl_easy_perform(curl.get()) == CURLE_OK &&
+                      curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code) == CURLE_OK &&
+                      code == 200;
+      lock.lock();
+      ++scrapes_;
+      if (!ok) ++failures_;
+    } while (!cv_.wait_for(lock, interval_, [this] { return stop_; }));
+  }
+
+  std::string url_;
+  milliseconds interval_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::atomic<int> scrapes_{0};
+  std::atomic<int> failures_{0};
+  std::thread thread_;
+};
+
+// One daemon, configured with `extra`, through one admit phase; the admit p50 in ms.
+double AdmitP50(const Options& opts, const std::string& dir, const std::string& extra,
+                const std::string& scrape_url, int round, int* scrape_failures) {
+  SpawnedDaemon daemon(opts.daemon_binary, dir);
+  daemon.WriteConfig(std::filesystem::absolute(opts.topology).string(), opts.reserved_cpus, extra);
+  daemon.StartAndWaitReady(fmt::format("daemon-round-{}.log", round));
+  std::vector<std::unique_ptr<v1::Topologyd::Stub>> stubs;
+  for (int i = 0; i < opts.clients; ++i) {
+    stubs.push_back(Connect(daemon.socket_path()));
+    grpc::ClientContext context;
+    SetDeadline(context);
+    v1::StatusResponse response;
+    grpc::Status st = stubs.back()->Status(&context, v1::StatusRequest(), &response);
+    if (!st.ok()) throw std::runtime_error(RpcError("Status", st));
+  }
+  std::optional<Scraper> scraper;
+  if (!scrape_url.empty()) scraper.emplace(scrape_url, milliseconds(opts.scrape_interval_ms));
+  PhaseResult r =
+      RunThreadedPhase(opts.clients, PhaseBounds{opts.duration_s, opts.ops},
+                       [&](int c, int64_t seq, Recorder& rec) -> std::string {
+                         return CallAdmitRelease(*stubs[static_cast<size_t>(c)],
+                                                 fmt::format("cmp-{}-{:04}-{:012}", round, c, seq),
+                                                 opts.cpus_per_pod, rec);
+                       });
+  if (scraper) {
+    if (scraper->scrapes() == 0) throw std::runtime_error("no scrape ran during the phase");
+    *scrape_failures += scraper->failures();
+  }
+  scraper.reset();
+  stubs.clear();
+  daemon.Stop();
+  if (!r.error.empty()) throw std::runtime_error(r.error);
+  return r.kinds.at("admit").p50_ms;
+}
+
+// Rounds of two daemons, one with the exports off and one with them on, started afresh in an
+// order that alternates per round so drift on the machine weighs on both alike.
+void CompareExports(const Options& opts, const std::string& dir, std::string& text,
+                    nlohmann::json& doc) {
+  const int port = FreeLoopbackPort();
+  std::string on_config = fmt::format("metrics: {{listen: \"127.0.0.1:{}\"}}\n", port);
+  if (!opts.exports_config.empty()) {
+    std::ifstream in(opts.exports_config);
+    std::ostringstream fragment;
+    fragment << in.rdbuf();
+    if (!in) throw std::runtime_error(fmt::format("cannot read {}", opts.exports_config));
+    on_config += fragment.str();
+    if (!on_config.ends_with('\n')) on_config += '\n';
+  }
+  const std::string url = fmt::format("http://127.0.0.1:{}/metrics", port);
+  std::vector<double> off, on;
+  int scrape_failures = 0;
+  for (int round = 0; round < opts.compare_rounds; ++round) {
+    for (int half = 0; half < 2; ++half) {
+      const bool exports = (round + half) % 2 == 1;
+      const std::string sub = fmt::format("{}/r{}{}", dir, round, exports ? "on" : "off");
+      std::filesystem::create_directories(sub);
+      (exports ? on : off)
+          .push_back(AdmitP50(opts, sub, exports ? on_config : "", exports ? url : "", round,
+                              &scrape_failures));
+    }
+  }
+  const double off_p50 = MedianOf(off);
+  const double on_p50 = MedianOf(on);
+  const double ratio = on_p50 / off_p50;
+  // Each round's two daemons ran back to back: their ratio cancels drift that lasts longer
+  // than a round (another process starting on the machine).
+  std::vector<double> round_ratios;
+  for (size_t i = 0; i < on.size(); ++i) round_ratios.push_back(on[i] / off[i]);
+  auto list = [](const std::vector<double>& v) {
+    std::string out;
+    for (double x : v) out += fmt::format("{}{:.3f}", out.empty() ? "" : " ", x);
+    return out;
+  };
+  text += fmt::format(
+      "\nexports off vs on, {} rounds ({} clients, {} CPUs per pod; \"on\": /metrics scraped "
+      "every {} ms{}):\n"
+      "  admit p50 off: median {:.3f} ms  (rounds: {})\n"
+      "  admit p50 on:  median {:.3f} ms  (rounds: {})\n"
+      "  on / off = {:.3f}; per round: median {:.3f} (rounds: {})\n",
+      opts.compare_rounds, opts.clients, opts.cpus_per_pod, opts.scrape_interval_ms,
+      opts.exports_config.empty() ? "" : fmt::format(", plus {}", opts.exports_config), off_p50,
+      list(off), on_p50, list(on), ratio, MedianOf(round_ratios), list(round_ratios));
+  doc["exports_comparison"] = {{"rounds", opts.compare_rounds},
+                               {"admit_p50_off_ms", off},
+                               {"admit_p50_on_ms", on},
+                               {"median_off_ms", off_p50},
+                               {"median_on_ms", on_p50},
+                               {"ratio_on_to_off", ratio},
+                               {"round_ratios", round_ratios},
+                               {"median_round_ratio", MedianOf(round_ratios)},
+                               {"scrape_failures", scrape_failures}};
+  if (scrape_failures > 0) {
+    throw std::runtime_error(fmt::format("{} scrapes of {} failed", scrape_failures, url));
+  }
+}
 
 int Run(const Options& opts) {
   nlohmann::json doc;
@@ -767,6 +951,8 @@ int Run(const Options& opts) {
 
     if (!phase_error.empty()) throw std::runtime_error(phase_error);
 
+    if (opts.compare_rounds > 0) CompareExports(opts, dir, text, doc);
+
     // Start-up with a large checkpoint.
     if (opts.startup_containers > 0) {
       grpc::ClientContext context;
@@ -936,6 +1122,18 @@ int main(int argc, char** argv) {
                  "outstanding per client) or threads (one thread per client, blocking calls)")
       ->check(CLI::IsMember({"event-loop", "threads"}))
       ->capture_default_str();
+  app.add_option("--compare-exports", opts.compare_rounds,
+                 "After the other phases, this many rounds of two freshly spawned daemons, one "
+                 "with the exports off and one with them on (metrics on a loopback port, scraped "
+                 "during the phase), and the ratio of their admit p50s (--spawn only)")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--exports-config", opts.exports_config,
+                 "A YAML fragment added to the \"on\" daemons' configuration (other exports)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--scrape-interval-ms", opts.scrape_interval_ms,
+                 "How often the \"on\" rounds scrape /metrics")
+      ->check(CLI::Range(10, 60000))
+      ->capture_default_str();
   app.add_flag("--json", opts.json, "Print one JSON object instead of the table");
   app.add_flag("--keep", opts.keep, "Keep the temp dir (daemon logs, state)");
   spawn->excludes(socket);
@@ -944,6 +1142,9 @@ int main(int argc, char** argv) {
     if (!opts.spawn && opts.socket.empty()) throw CLI::ValidationError("give --socket or --spawn");
     if (opts.spawn && (opts.daemon_binary.empty() || opts.topology.empty())) {
       throw CLI::ValidationError("--spawn needs --daemon and --topology");
+    }
+    if (opts.compare_rounds > 0 && !opts.spawn) {
+      throw CLI::ValidationError("--compare-exports needs --spawn");
     }
     if (opts.startup_containers > 0 && !opts.spawn) {
       throw CLI::ValidationError("--startup-containers needs --spawn");

@@ -6,6 +6,7 @@ target_include_directories(topologyd_load PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(
   topologyd_load PRIVATE topologyd::proto topologyd::state topologyd::state_store topologyd::cpuset
                          topologyd::common CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json Threads::Threads
+                         CURL::libcurl
                          topologyd_warnings)
 
 # A short run against a spawned daemon, so the tool keeps working: it exits non-zero when any
@@ -20,4 +21,10 @@ if(TOPOLOGYD_BUILD_TESTS AND EXISTS ${LOAD_TOOL_SMOKE_TOPOLOGY})
            COMMAND topologyd_load --spawn --daemon $<TARGET_FILE:topologyd> --topology
                    ${LOAD_TOOL_SMOKE_TOPOLOGY} --ops 200 --clients 2 --driver event-loop)
   set_tests_properties(load_tool_smoke_event_loop PROPERTIES LABELS integration TIMEOUT 120)
+  # Two daemons, exports off and on (scraped), one round: the comparison keeps working.
+  add_test(NAME load_tool_smoke_compare_exports
+           COMMAND topologyd_load --spawn --daemon $<TARGET_FILE:topologyd> --topology
+                   ${LOAD_TOOL_SMOKE_TOPOLOGY} --ops 100 --clients 2 --phases status
+                   --compare-exports 1)
+  set_tests_properties(load_tool_smoke_compare_exports PROPERTIES LABELS integration TIMEOUT 120)
 endif()

@@ -30,6 +30,7 @@
 #include "lib/engine/cpuset_enforcer.h"
 #include "lib/engine/engine.h"
 #include "lib/nrt/nrt_file_publisher.h"
+#include "lib/metrics/rpc_timer.h"
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
@@ -186,8 +187,10 @@ std::span<const Daemon::Step> Daemon::Steps() {
       {"machine", &Daemon::LoadMachine, nullptr},
       // Held until the Daemon is destroyed, after everything that writes the directory.
       {"state directory lock", &Daemon::LockStateDir, nullptr},
+      {"metrics", &Daemon::CreateMetrics, nullptr},
       {"engine", &Daemon::StartEngine, &Daemon::StopEngine},
       {"NRT file", &Daemon::StartNrtFile, &Daemon::StopNrtFile},
+      {"metrics endpoint", &Daemon::StartMetricsEndpoint, &Daemon::StopMetricsEndpoint},
       {"gRPC server", &Daemon::StartServer, &Daemon::StopServer},
       {"socket listener", &Daemon::StartListener, &Daemon::StopListener},
       {"PodResources server", &Daemon::StartPodResources, &Daemon::StopPodResources},
@@ -283,7 +286,8 @@ absl::Status Daemon::StartEngine() {
        .fs = &fs_,
        .enforcer = *std::move(enforcer),
        .log = [](const std::string& line) { spdlog::info("{}", line); },
-       .log_error = [](const std::string& line) { spdlog::error("{}", line); }});
+       .log_error = [](const std::string& line) { spdlog::error("{}", line); },
+       .events = metrics_.get()});
   if (!started.ok()) {
     spdlog::critical("cannot start: {}", started.status().message());
     return started.status();
@@ -295,6 +299,38 @@ absl::Status Daemon::StartEngine() {
   for (const std::string& warning : admission::NodePolicyWarnings(*engine_->policy())) {
     spdlog::warn("{}", warning);
   }
+  return absl::OkStatus();
+}
+
+// The metric families, when `metrics` is configured; the engine and the server report to them.
+absl::Status Daemon::CreateMetrics() {
+  if (!config_->metrics.listen.empty()) metrics_ = std::make_unique<metrics::Metrics>();
+  return absl::OkStatus();
+}
+
+// /metrics over HTTP, reading the engine at each scrape.
+absl::Status Daemon::StartMetricsEndpoint() {
+  if (!metrics_) return absl::OkStatus();
+  const engine::Engine* engine = engine_.get();
+  absl::StatusOr<std::unique_ptr<metrics::MetricsEndpoint>> endpoint =
+      metrics::MetricsEndpoint::Start(
+          config_->metrics.listen,
+          {metrics_->registry(), std::make_shared<metrics::EngineCollector>([engine] {
+             return std::make_optional(metrics::SnapshotOf(*engine));
+           }),
+           std::make_shared<metrics::BuildInfoCollector>()});
+  if (!endpoint.ok()) {
+    spdlog::critical("cannot start: {}", endpoint.status().message());
+    return endpoint.status();
+  }
+  metrics_endpoint_ = *std::move(endpoint);
+  spdlog::info("metrics: serving /metrics on {}", config_->metrics.listen);
+  return absl::OkStatus();
+}
+
+// Before the engine stops: no scrape reads it after.
+absl::Status Daemon::StopMetricsEndpoint() {
+  metrics_endpoint_.reset();
   return absl::OkStatus();
 }
 
@@ -345,6 +381,11 @@ absl::Status Daemon::StartServer() {
   // gRPC refuses a larger request (RESOURCE_EXHAUSTED) from its length, before parsing it.
   builder.SetMaxReceiveMessageSize(static_cast<int>(config_->limits.request_bytes));
   builder.RegisterService(service_.get());
+  if (metrics_) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> timers;
+    timers.push_back(std::make_unique<metrics::RpcTimerFactory>(metrics_.get()));
+    builder.experimental().SetInterceptorCreators(std::move(timers));
+  }
   server_ = builder.BuildAndStart();
   if (!server_) {
     spdlog::critical("cannot start: the gRPC server failed to start");

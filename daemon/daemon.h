@@ -19,6 +19,8 @@
 #include "lib/config/config.h"
 #include "lib/engine/engine.h"
 #include "lib/nrt/nrt_file_publisher.h"
+#include "lib/metrics/http_endpoint.h"
+#include "lib/metrics/metrics.h"
 #include "lib/os/notifier.h"
 #include "lib/podresources/pod_resources_server.h"
 #include "lib/rpc/connection_gate.h"
@@ -62,7 +64,10 @@ class Daemon {
   absl::Status LoadConfiguration();
   absl::Status LoadMachine();
   absl::Status LockStateDir();
+  absl::Status CreateMetrics();
   absl::Status StartEngine();
+  absl::Status StartMetricsEndpoint();
+  absl::Status StopMetricsEndpoint();
   absl::Status StopEngine();
   absl::Status StartNrtFile();
   absl::Status StopNrtFile();
@@ -86,8 +91,12 @@ class Daemon {
   std::shared_ptr<const topology::Topology> machine_;
   std::optional<state::StateDirLock> state_lock_;
   state::PosixFileSystem fs_;
+  // Before the engine and the server, which report to it: destroyed after them. Null while
+  // `metrics` is not configured.
+  std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<nrt::NrtFilePublisher> nrt_file_;  // with `nrt.file` only
+  std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;
   rpc::PeerRegistry peers_;
   std::unique_ptr<rpc::TopologydService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -1,5 +1,6 @@
 #include "lib/admission/admission.h"
 
+#include <array>
 #include <set>
 #include <utility>
 
@@ -221,7 +222,15 @@ class Admission {
     affinity_[name] = hint;
     const ContainerContext context = ContextFor(i);
     for (const Provider* provider : Providers()) {
+      std::array<PinningCounts*, 2> counts{};
+      if (provider->Pins(node_, context)) counts = CountsOf(*provider);
+      for (PinningCounts* c : counts) {
+        if (c != nullptr) ++c->requests;
+      }
       if (auto f = provider->Allocate(node_, state_, context, hint)) {
+        for (PinningCounts* c : counts) {
+          if (c != nullptr) ++c->errors;
+        }
         return AllocationFailure(node_, name, *provider, hint, *f);
       }
     }
@@ -231,6 +240,16 @@ class Admission {
       }
     }
     return std::nullopt;
+  }
+
+  // Where a pinning provider's Allocate calls are counted; with full-pcpus-only the CPU
+  // manager's also count as physical-CPU alignments (kubelet counts both).
+  std::array<PinningCounts*, 2> CountsOf(const Provider& provider) {
+    if (provider.name() == "memory") return {&result_.counts.memory, nullptr};
+    if (node_.cpu.has_value() && node_.cpu->options().full_pcpus_only) {
+      return {&result_.counts.cpu, &result_.counts.cpu_full_pcpus};
+    }
+    return {&result_.counts.cpu, nullptr};
   }
 
   // The per-container view of the committed state.

@@ -64,6 +64,20 @@ struct Explanation {
   friend bool operator==(const Explanation&, const Explanation&) = default;
 };
 
+// What kubelet's managers would count for one admission in their metrics (docs/operations.md,
+// "Metrics"): Allocate calls that pin, and those that failed.
+struct PinningCounts {
+  int requests = 0;
+  int errors = 0;
+};
+struct ManagerCounts {
+  PinningCounts cpu;     // the CPU manager: containers given exclusive CPUs
+  PinningCounts memory;  // the Memory manager: containers of a Guaranteed pod (Static)
+  // Of the CPU pinning requests, those under full-pcpus-only (kubelet's physical_cpu
+  // alignment counters).
+  PinningCounts cpu_full_pcpus;
+};
+
 struct AdmissionResult {
   bool admitted = false;
   std::string reason;   // empty when admitted
@@ -74,6 +88,7 @@ struct AdmissionResult {
   // unchanged when rejected.
   AllocationState new_state;
   Explanation explanation;
+  ManagerCounts counts;
 };
 
 // What an admission may spend, beside the node's configuration. The defaults are production's.

@@ -63,6 +63,11 @@ class Provider {
   virtual absl::StatusOr<hints::ProviderHints> PodHints(const NodePolicy& node,
                                                         const AllocationState& state,
                                                         const PodContext& pod) const = 0;
+  // Whether kubelet's manager counts this container's Allocate as a pinning request
+  // (cpu_manager_pinning_requests_total, memory_manager_pinning_requests_total): the CPU
+  // manager for exclusive CPUs under the static policy, the Memory manager for a Guaranteed
+  // pod under the Static policy. The device manager pins nothing.
+  virtual bool Pins(const NodePolicy& node, const ContainerContext& c) const = 0;
   // Allocates inside `hint`, updating `state` (left partly updated after a failure: admission
   // drops it).
   virtual std::optional<ProviderFailure> Allocate(const NodePolicy& node, AllocationState& state,

@@ -22,6 +22,7 @@ class DeviceProvider final : public Provider {
  public:
   std::string_view name() const override { return "devices"; }
   std::string_view manager() const override { return "device"; }
+  bool Pins(const NodePolicy&, const ContainerContext&) const override { return false; }
 
   absl::StatusOr<hints::ProviderHints> ContainerHints(const NodePolicy& node,
                                                       const AllocationState& state,
@@ -93,6 +94,9 @@ class CpuProvider final : public Provider {
     }
     return cpu::GetPodTopologyHints(*node.cpu, state.cpu, pod.pod.uid, requests);
   }
+  bool Pins(const NodePolicy& node, const ContainerContext& c) const override {
+    return node.cpu.has_value() && CpuRequest(c).exclusive_cpus > 0;
+  }
   std::optional<ProviderFailure> Allocate(const NodePolicy& node, AllocationState& state,
                                           const ContainerContext& c,
                                           const hints::TopologyHint& hint) const override {
@@ -143,6 +147,9 @@ class MemoryProvider final : public Provider {
                                                 const PodContext& pod) const override {
     if (!node.memory_static) return hints::ProviderHints();
     return memory::GetPodTopologyHints(state.memory, pod.pod);
+  }
+  bool Pins(const NodePolicy& node, const ContainerContext& c) const override {
+    return node.memory_static && c.guaranteed;
   }
   std::optional<ProviderFailure> Allocate(const NodePolicy& node, AllocationState& state,
                                           const ContainerContext& c,

@@ -116,6 +116,13 @@ struct NrtConfig {
   friend bool operator==(const NrtConfig&, const NrtConfig&) = default;
 };
 
+// The Prometheus endpoint (docs/configuration.md, `metrics`). Restart-only.
+struct MetricsConfig {
+  // "HOST:PORT" (HOST an IPv4 address) serving /metrics over HTTP; empty = no endpoint.
+  std::string listen;
+  friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -156,6 +163,7 @@ struct Config {
   LogConfig log;
   std::optional<PodResourcesConfig> pod_resources;  // unset: not served
   NrtConfig nrt;
+  MetricsConfig metrics;
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;

@@ -86,6 +86,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
   RestartOnly(old.limits.request_bytes, next.limits.request_bytes, "limits.requestBytes", &plan);
   PlanPodResourcesReload(old, next, &plan);
+  RestartOnly(old.metrics, next.metrics, "metrics", &plan);
   return plan;
 }
 

@@ -24,6 +24,7 @@
 #include "lib/config/duration.h"
 #include "lib/config/pod_resources_config.h"
 #include "lib/config/socket_keys.h"
+#include "lib/config/listen_address.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
 #include "lib/pod/names.h"
@@ -257,6 +258,12 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
       n.problems()->Add(n.Get("nodeName"), n.KeyPath("nodeName"),
                         "must be a Kubernetes node name (lower-case letters, digits, '-' and "
                         "'.', starting and ending with a letter or digit; at most 253)");
+    }
+  });
+  r.Nested("metrics", [&](MapReader& m) {
+    m.String("listen", &c->metrics.listen);
+    if (absl::Status s = CheckListenAddress(c->metrics.listen); !s.ok()) {
+      m.problems()->Add(m.Get("listen"), m.KeyPath("listen"), std::string(s.message()));
     }
   });
 }

@@ -65,6 +65,7 @@ Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointSt
       topology_(std::move(options.topology)),
       log_(options.log ? std::move(options.log) : [](const std::string&) {}),
       log_error_(options.log_error ? std::move(options.log_error) : [](const std::string&) {}),
+      events_(options.events),
       config_(std::move(options.config)),
       ledger_(std::move(ledger)),
       store_(std::move(store)),
@@ -87,7 +88,12 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
     reserved = ledger_.reserved();
     shared_pool = ledger_.shared_pool();
   }
-  if (absl::Status saved = store_.Save(snapshot); !saved.ok()) {
+  const auto write_started = std::chrono::steady_clock::now();
+  absl::Status saved = store_.Save(snapshot);
+  if (events_ != nullptr) {
+    events_->CheckpointWritten(std::chrono::steady_clock::now() - write_started, saved.ok());
+  }
+  if (!saved.ok()) {
     if (failing_since_ok_++ == 0) {
       log_error_(fmt::format(
           "state checkpoint write failed: {}; changes get UNAVAILABLE (nothing acknowledged) "
@@ -176,10 +182,17 @@ void Engine::Enforce() {
 }
 
 void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
+  const auto started = std::chrono::steady_clock::now();
   AdmitReply reply;
+  AdmissionEvent event;
   absl::Status decided = [&]() -> absl::Status {
     absl::MutexLock lock(&mu_);
     TOPOLOGYD_ASSIGN_OR_RETURN(ledger::AdmitOutcome outcome, ledger_.Admit(pod));
+    event.decided = outcome.decided;
+    event.policy = outcome.policy;
+    event.scope = outcome.scope;
+    event.counts = outcome.counts;
+    event.containers = outcome.containers.size();
     reply.admitted = outcome.admitted;
     reply.reason = std::move(outcome.reason);
     reply.message = std::move(outcome.message);
@@ -190,6 +203,12 @@ void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
     return absl::OkStatus();
   }();
   if (!decided.ok()) return done(decided);
+  if (events_ != nullptr) {
+    event.admitted = reply.admitted;
+    event.reason = reply.reason;
+    event.duration = std::chrono::steady_clock::now() - started;
+    events_->AdmissionDecided(event);
+  }
   if (!reply.admitted) return done(std::move(reply));  // a refusal changed nothing
   const uint64_t generation = reply.generation;
   CommitAsync(generation,
@@ -282,6 +301,22 @@ AllocationsView Engine::ListAllocations() const {
   return ledger_.List();
 }
 
+EngineUsage Engine::Usage() const {
+  // The durable view needs only watch_mu_, for a pointer copy: a scrape never waits for, or
+  // holds up, an admission.
+  DurableAllocations durable;
+  {
+    absl::MutexLock lock(&watch_mu_);
+    durable = durable_;
+  }
+  EngineUsage usage;
+  usage.reserved = durable->reserved;
+  usage.shared_pool = durable->shared_pool;
+  usage.exclusive_cpus = state::ExclusiveCpus(durable->state);
+  usage.per_numa = ledger::PerNumaOf(*topology_, durable->state, durable->reserved);
+  return usage;
+}
+
 EngineStatus Engine::Status() const {
   EngineStatus status;
   {
@@ -347,6 +382,11 @@ std::string Engine::HealthProblem(const GroupCommitter::Stats& written,
 
 ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   ReloadRecord record = ApplyReload(next);
+  if (events_ != nullptr) {
+    events_->Reloaded(!record.error.empty()          ? ReloadOutcome::kRejected
+                      : !record.refused_keys.empty() ? ReloadOutcome::kPartial
+                                                     : ReloadOutcome::kApplied);
+  }
   const auto& applied = record.applied_keys;
   if (std::find(applied.begin(), applied.end(), "reconcilePeriod") != applied.end()) {
     // After mu_ is released: the loop takes loop_mu_ before mu_ (config()).
@@ -404,6 +444,7 @@ ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
 
 void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
   if (!enforcer_) return;
+  const auto started = std::chrono::steady_clock::now();
   // (pod uid, the container as bound when its cgroup was found gone)
   std::vector<std::pair<std::string, state::ContainerRecord>> to_release;
   {
@@ -419,6 +460,8 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
     }
     cgroup::ReconcileReport report = enforcer_->Reconcile(targets, now);
     LogConstrained(report.constrained);
+    // The pass itself; releases that follow are changes of their own.
+    if (events_ != nullptr) events_->Reconciled(std::chrono::steady_clock::now() - started);
     for (const cgroup::GoneCgroup& gone : report.gone) {
       if (now - gone.missing_since < grace) continue;
       for (const auto& [uid, pod] : snapshot.pods) {

@@ -28,6 +28,7 @@
 #include "lib/config/config.h"
 #include "lib/config/config_diff.h"
 #include "lib/engine/cpuset_enforcer.h"
+#include "lib/engine/engine_events.h"
 #include "lib/engine/group_commit.h"
 #include "lib/ledger/ledger.h"
 #include "lib/pod/pod.h"
@@ -115,6 +116,15 @@ struct EngineOptions {
   // A checkpoint write running longer than this (a hung fsync: a dead disk or NFS server)
   // makes the engine unhealthy, so the watchdog restarts a daemon that cannot acknowledge.
   std::chrono::milliseconds stalled_write_after = std::chrono::seconds(10);
+  EngineEvents* events = nullptr;  // null: none; must outlive the engine
+};
+
+// The CPU pools and what each NUMA node has given out, from one snapshot, for exports.
+struct EngineUsage {
+  CpuSet reserved;
+  CpuSet shared_pool;     // reserved CPUs included unless strict-cpu-reservation
+  CpuSet exclusive_cpus;  // held exclusively by some container
+  std::vector<ledger::NumaUsage> per_numa;
 };
 
 // How an asynchronous Engine call reports its outcome; it runs exactly once, possibly on
@@ -176,6 +186,7 @@ class Engine {
   DurableAllocations DurableAllocationsNow() const ABSL_LOCKS_EXCLUDED(watch_mu_);
 
   EngineStatus Status() const;
+  EngineUsage Usage() const;
   std::shared_ptr<const config::Config> config() const;
   std::shared_ptr<const topology::Topology> topology() const;
   std::shared_ptr<const admission::NodePolicy> policy() const;
@@ -223,6 +234,7 @@ class Engine {
   const std::shared_ptr<const topology::Topology> topology_;
   std::function<void(const std::string&)> log_;
   std::function<void(const std::string&)> log_error_;
+  EngineEvents* const events_;
 
   // Lock order: enforce_mu_ and loop_mu_ are taken before mu_, never while holding it.
   mutable absl::Mutex mu_;

@@ -87,6 +87,7 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
       // Idempotent: the same uid gets the allocation it already has (every container it
       // holds, also those the request leaves out).
       outcome.admitted = true;
+      outcome.decided = false;
       outcome.containers = Holdings(known->second);
       return outcome;
     }
@@ -96,6 +97,9 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
                              admission::Admit(*policy_, allocation_, pod));
+  outcome.policy = result.explanation.policy;
+  outcome.scope = result.explanation.scope;
+  outcome.counts = result.counts;
   if (!result.admitted) {
     outcome.reason = std::move(result.reason);
     outcome.message = std::move(result.message);
@@ -243,11 +247,15 @@ CpuSet Ledger::reserved() const { return policy_->cpu ? policy_->cpu->reserved()
 Allocations Ledger::List() const { return ListOf(records_, reserved(), shared_pool()); }
 
 std::vector<NumaUsage> Ledger::PerNuma() const {
-  const CpuSet exclusive = state::ExclusiveCpus(records_);
-  const CpuSet reserved = this->reserved();
-  const std::map<int, std::map<std::string, uint64_t>> memory = state::MemoryInUse(records_);
+  return PerNumaOf(*policy_->topology, records_, reserved());
+}
+
+std::vector<NumaUsage> PerNumaOf(const topology::Topology& machine, const state::State& records,
+                                 const CpuSet& reserved) {
+  const CpuSet exclusive = state::ExclusiveCpus(records);
+  const std::map<int, std::map<std::string, uint64_t>> memory = state::MemoryInUse(records);
   std::vector<NumaUsage> out;
-  for (const topology::NumaNode& node : policy_->topology->numa_nodes) {
+  for (const topology::NumaNode& node : machine.numa_nodes) {
     NumaUsage usage;
     usage.numa_id = node.id;
     usage.cpus = node.cpus;

@@ -22,8 +22,10 @@
 #include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
 #include "lib/cpuset/cpuset.h"
+#include "lib/hints/policy.h"
 #include "lib/pod/pod.h"
 #include "lib/state/state.h"
+#include "lib/topology/topology.h"
 
 namespace topologyd::ledger {
 
@@ -38,6 +40,12 @@ struct AdmitOutcome {
   std::string reason;                         // a refusal's, kubelet's wording
   std::string message;                        // a refusal's
   std::vector<ContainerHoldings> containers;  // when admitted
+  // False when the uid was answered with what it already holds (nothing decided).
+  bool decided = true;
+  // The decision's policy and scope and its managers' counts, for metrics.
+  hints::Policy policy = hints::Policy::kNone;
+  admission::Scope scope = admission::Scope::kContainer;
+  admission::ManagerCounts counts;
 };
 
 // A release of one container that holds only while the container is bound as given.
@@ -70,6 +78,10 @@ struct NumaUsage {
   // Per memory resource ("memory", "hugepages-2Mi", ...): bytes held by containers.
   std::map<std::string, uint64_t> memory_used;
 };
+
+// Each NUMA node of `machine` with what `records` hold on it.
+std::vector<NumaUsage> PerNumaOf(const topology::Topology& machine, const state::State& records,
+                                 const CpuSet& reserved);
 
 class Ledger {
  public:
