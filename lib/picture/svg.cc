@@ -19,7 +19,9 @@ namespace topo = topology;
 
 constexpr int kMargin = 12;
 constexpr int kLegendLine = 16;
-constexpr int kLegendColumn = 480;
+constexpr int kLegendColumn = 300;        // narrowest legend column
+constexpr int kLegendRows = 12;           // a legend longer than this gets more columns
+constexpr int kLegendMinimumWidth = 480;  // a picture with a legend is at least this wide
 constexpr int kMemoryMark = 9;
 
 // The holder of an exclusive CPU or a device, for colours and tooltips.
@@ -154,22 +156,26 @@ class Renderer {
   // The legend below the machine at `top`; returns its height.
   int Legend(int top, int width, std::string& out) const {
     if (a_ == nullptr) return 0;
-    const int columns = std::max(1, width / kLegendColumn);
+    // One column while it is short; more, side by side, when a long list would make the
+    // picture tall.
+    const int entries = static_cast<int>(a_->pods.size()) + 3;
+    const int columns = std::clamp((entries + kLegendRows - 1) / kLegendRows, 1,
+                                   std::max(1, width / kLegendColumn));
+    const int column_width = width / columns;
     int entry = 0;
     auto position = [&](int index) {
-      return std::pair<int, int>{kMargin + (index % columns) * kLegendColumn,
-                                 top + 18 + (index / columns) * kLegendLine};
+      return std::pair<int, int>{kMargin + (index % columns) * column_width,
+                                 top + 22 + (index / columns) * kLegendLine};
     };
-    out += fmt::format(
-        "<g class=\"legend\"><text class=\"heading\" x=\"{}\" y=\"{}\">{}</text>\n", kMargin,
-        top + 9,
-        a_->pods.empty() ? "No pods hold CPUs, memory or devices" : "Pods (one colour each)");
+    out += fmt::format("<g class=\"legend\"><text class=\"heading\" x=\"{}\" y=\"{}\">{}</text>\n",
+                       kMargin, top + 10,
+                       a_->pods.empty() ? "No pods admitted" : "Pods (one colour each)");
     auto swatch_line = [&](const std::string& attributes, const std::string& fill,
                            const std::string& text, const std::string& tip) {
       const auto [x, y] = position(entry++);
       out += fmt::format(
           "<g{}><title>{}</title><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" "
-          "stroke=\"#666\" stroke-width=\"0.6\" fill=\"{}\"/>"
+          "stroke=\"#666\" stroke-width=\"0.6\" style=\"fill:{}\"/>"
           "<text class=\"legend\" x=\"{}\" y=\"{}\">{}</text></g>\n",
           attributes, XmlEscape(tip), x, y - 10, fill, x + 17, y, XmlEscape(text));
     };
@@ -187,11 +193,11 @@ class Renderer {
       const std::string text = PodSummary(static_cast<int>(i));
       swatch_line(fmt::format(" class=\"legend-pod\" id=\"pod-{}\" data-uid=\"{}\"", i,
                               XmlEscape(a_->pods[i].uid)),
-                  PodFill(static_cast<int>(i)), Shorten(text, (kLegendColumn - 24) / 6), text);
+                  PodFill(static_cast<int>(i)), Shorten(text, (column_width - 24) / 6), text);
     }
     out += "</g>\n";
     const int rows = (entry + columns - 1) / columns;
-    return 18 + rows * kLegendLine;
+    return 22 + rows * kLegendLine;
   }
 
  private:
@@ -264,7 +270,7 @@ class Renderer {
       if (owner != owners_.cpus.end()) {
         state = " pod";
         pod_attribute = fmt::format(" data-pod=\"{}\"", owner->second.pod);
-        fill = fmt::format(" fill=\"{}\"", PodFill(owner->second.pod));
+        fill = fmt::format(" style=\"fill:{}\"", PodFill(owner->second.pod));
         light_text = StyleOfPod(owner->second.pod).dark;
         tip += " — " + owner->second.what;
       } else if (a_->reserved.Contains(box.id)) {
@@ -300,7 +306,7 @@ class Renderer {
     auto owner = owners_.devices.find(Lower(d.busid));
     if (owner != owners_.devices.end()) {
       state = " pod";
-      fill = fmt::format(" fill=\"{}\"", PodFill(owner->second.pod));
+      fill = fmt::format(" style=\"fill:{}\"", PodFill(owner->second.pod));
       light_text = StyleOfPod(owner->second.pod).dark;
       tip += " — " + owner->second.what;
     }
@@ -335,7 +341,8 @@ class Renderer {
       const int pod = list[i];
       out += fmt::format(
           "<rect class=\"memory\" data-pod=\"{}\" data-numa=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" "
-          "height=\"{}\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>memory of P{} "
+          "height=\"{}\" style=\"fill:{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>memory of "
+          "P{} "
           "{}</title></rect>",
           pod, box.id, x, y, kMemoryMark, kMemoryMark, PodFill(pod), pod + 1,
           XmlEscape(PodName(a_->pods[pod])));
@@ -372,7 +379,7 @@ std::string MachineSvg(const topo::Topology& machine, const AllocationsDrawing* 
   std::string body;
   renderer.Draw(root, body);
   const int machine_bottom = root.rect.y + root.rect.height;
-  const int width = std::max(root.rect.width + 2 * kMargin, allocations ? kLegendColumn + 24 : 0);
+  const int width = std::max(root.rect.width + 2 * kMargin, allocations ? kLegendMinimumWidth : 0);
   const int legend = renderer.Legend(machine_bottom + kMargin, width - 2 * kMargin, body);
   const int height = machine_bottom + kMargin + (legend > 0 ? legend + kMargin : 0);
   std::string out = fmt::format(
