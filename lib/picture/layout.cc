@@ -249,8 +249,12 @@ void Measure(Box& box) {
       cols =
           std::clamp(std::max(width, kDeviceWidth) / (kDeviceWidth + gap), 1, static_cast<int>(n));
     } else {
-      const bool cores = box.children[begin].kind == BoxKind::kCore;
-      cols = Columns(n, sum_w / n, sum_h / n, cores ? 3.0 : 1.6);
+      // The aspect ratio a grid aims at: cores in long rows inside their NUMA node; packages
+      // nearly square, as their NUMA nodes already sit side by side (two wide packages are
+      // better stacked than in one very wide row); everything else a little wider than high.
+      const BoxKind kind = box.children[begin].kind;
+      const bool cores = kind == BoxKind::kCore;
+      cols = Columns(n, sum_w / n, sum_h / n, cores ? 3.0 : kind == BoxKind::kPackage ? 1.0 : 1.6);
       if (cores) cols = std::min(cols, 16);
     }
     // A grid of equal cells: boxes of one kind line up, and labelled boxes (NUMA nodes,
