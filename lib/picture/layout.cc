@@ -186,6 +186,11 @@ int TextWidth(const std::string& text) {
   return chars * 6;
 }
 
+// "1 package", "2 packages".
+std::string Count(size_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 bool Labelled(const Box& box) { return box.kind != BoxKind::kCore && box.kind != BoxKind::kCpu; }
 
 // Columns for a run of `n` children averaging w x h, aiming at `aspect` (width / height),
@@ -347,10 +352,10 @@ Box LayOutMachine(const topo::Topology& m) {
   const std::vector<Level> levels = DrawnLevels(m);
   std::vector<const topo::Cpu*> cpus;
   for (const topo::Cpu& c : m.cpus) cpus.push_back(&c);
-  Box root{
-      .kind = BoxKind::kMachine,
-      .label = fmt::format("Machine · {} packages · {} NUMA nodes · {} cores · {} CPUs",
-                           m.packages.size(), m.numa_nodes.size(), m.cores.size(), m.cpus.size())};
+  Box root{.kind = BoxKind::kMachine,
+           .label = fmt::format("Machine · {} · {} · {} · {}", Count(m.packages.size(), "package"),
+                                Count(m.numa_nodes.size(), "NUMA node"),
+                                Count(m.cores.size(), "core"), Count(m.cpus.size(), "CPU"))};
   if (!cpus.empty()) root.children = Group(m, levels, 0, cpus);
   AddCpulessNodes(m, root);
   AddDevices(m, root);

@@ -116,6 +116,7 @@ TEST(LayoutTest, NestsPackagesDiesNumaNodesL3GroupsCoresAndCpus) {
   const topology::Topology m = Machine(2, 2, 4, 2);
   const Box root = LayOutMachine(m);
   ExpectWellFormed(m, root, "2x2x4x2");
+  EXPECT_EQ(root.label, "Machine · 2 packages · 4 NUMA nodes · 16 cores · 32 CPUs");
   EXPECT_EQ(root.rect.x, 0);
   EXPECT_EQ(root.rect.y, 0);
   ASSERT_EQ(root.children.size(), 2u);
@@ -194,6 +195,7 @@ TEST(LayoutTest, CpuLessNodesWithoutDistancesAndMachinesWithoutCpus) {
   memory_only.numa_nodes = {{.id = 0, .memory_bytes = uint64_t{1} << 30}};
   const Box alone = LayOutMachine(memory_only);
   ExpectWellFormed(memory_only, alone, "no CPUs at all");
+  EXPECT_EQ(alone.label, "Machine · 0 packages · 1 NUMA node · 0 cores · 0 CPUs");
 }
 
 TEST(LayoutTest, DevicesSitUnderTheirNumaNode) {
