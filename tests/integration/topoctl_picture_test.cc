@@ -104,6 +104,19 @@ TEST_F(TopoctlPictureTest, OnlineAndOfflineDrawTheSameNode) {
   EXPECT_TRUE(empty["cpu_pod"].empty());
   EXPECT_EQ(empty["cpu_state"]["0"], "reserved");
   EXPECT_EQ(empty["cpu_state"]["5"], "shared");
+
+  // --topology draws another machine under the same configuration: 8 CPUs, a CPU-less node
+  // and two GPUs.
+  const nlohmann::json other =
+      SvgSummary(Out({"allocations", "--config", config_, "--topology",
+                      std::string(TOPOLOGYD_SOURCE_DIR) +
+                          "/tests/unit/topology/testdata/two_packages_hbm_disallowed.xml",
+                      "-o", "svg"}));
+  ASSERT_FALSE(other.is_null());
+  EXPECT_EQ(other["cpus"].size(), 8u);
+  EXPECT_EQ(other["boxes"]["numa"].size(), 3u);
+  EXPECT_EQ(other["devices"].size(), 2u);
+  EXPECT_EQ(other["cpu_state"]["0"], "reserved");
 }
 
 TEST_F(TopoctlPictureTest, SvgOnlyWhereThereIsAPictureAndBadInputChangesNothing) {
