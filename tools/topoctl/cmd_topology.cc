@@ -2,13 +2,14 @@
 // topology as topologyd models it (docs/cli.md, `topology`). Without a source it asks the daemon
 // (GetTopology) for the machine it decides on; --live discovers this machine with hwloc
 // instead, without a daemon. Every source gives the same rendering: --output json prints the
-// contract JSON, yaml the same document as YAML.
+// contract JSON, yaml the same document as YAML, svg a picture of the machine.
 #include <iostream>
 #include <string>
 
 #include "CLI/CLI.hpp"
 
 #include "lib/common/absl_fmt.h"
+#include "lib/picture/svg.h"
 #include "lib/rpc/topology_proto.h"
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
@@ -59,7 +60,9 @@ int RunTopology(const TopologyOptions& options, const GlobalOptions& g) {
     topology = FetchFromDaemon(g);
     if (!topology.ok()) return kExitRefused;
   }
-  if (g.format() == OutputFormat::kTable) {
+  if (g.output == "svg") {
+    std::cout << topologyd::picture::MachineSvg(*topology);
+  } else if (g.format() == OutputFormat::kTable) {
     std::cout << topo::TopologyToTable(*topology);
   } else {
     PrintDocument(topo::TopologyToJson(*topology), g.format());
@@ -91,6 +94,7 @@ void InstallTopology(CLI::App& root, CommandContext& context) {
   live->excludes(input);
   live->excludes(synthetic);
   command->callback([options, &context] {
+    context.accepts_svg = true;
     context.action = [options, &context] { return RunTopology(*options, *context.globals); };
   });
 }

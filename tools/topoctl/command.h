@@ -23,7 +23,7 @@ enum class OutputFormat { kTable, kJson, kYaml };
 // Options shared by every command; filled in by CLI11 before any action runs.
 struct GlobalOptions {
   std::string socket = "/run/topologyd/topologyd.sock";
-  std::string output = "table";  // table | json | yaml
+  std::string output = "table";  // table | json | yaml | svg (topology and allocations only)
   OutputFormat format() const;
 };
 
@@ -32,6 +32,8 @@ struct GlobalOptions {
 struct CommandContext {
   const GlobalOptions* globals = nullptr;
   std::function<int()> action;
+  // Set by the commands that draw `-o svg` (a picture); the others refuse it as bad usage.
+  bool accepts_svg = false;
 };
 
 using CommandInstaller = std::function<void(CLI::App& root, CommandContext& context)>;

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.add_option("--socket", globals.socket, "daemon socket path")->capture_default_str();
   app.add_option("-o,--output", globals.output, "output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->check(CLI::IsMember({"table", "json", "yaml", "svg"}))
       ->capture_default_str();
   for (const auto& install : topoctl::CommandInstallers()) install(app, context);
 
@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   }
   if (!context.action) {
     std::cerr << "topoctl: no command given; see topoctl --help\n";
+    return topoctl::kExitUsage;
+  }
+  if (globals.output == "svg" && !context.accepts_svg) {
+    std::cerr << "topoctl: --output svg is for the topology and allocations commands\n";
     return topoctl::kExitUsage;
   }
   return context.action();
