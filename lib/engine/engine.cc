@@ -304,11 +304,7 @@ AllocationsView Engine::ListAllocations() const {
 EngineUsage Engine::Usage() const {
   // The durable view needs only watch_mu_, for a pointer copy: a scrape never waits for, or
   // holds up, an admission.
-  DurableAllocations durable;
-  {
-    absl::MutexLock lock(&watch_mu_);
-    durable = durable_;
-  }
+  const DurableAllocations durable = DurableAllocationsNow();
   EngineUsage usage;
   usage.reserved = durable->reserved;
   usage.shared_pool = durable->shared_pool;
