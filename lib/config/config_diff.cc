@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/config/placement_config.h"
 #include "lib/config/pod_resources_config.h"
 
 namespace topologyd::config {
@@ -86,6 +87,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.cgroup.apply, next.cgroup.apply, "cgroup.apply", &plan);
   RestartOnly(old.limits.request_bytes, next.limits.request_bytes, "limits.requestBytes", &plan);
   PlanPodResourcesReload(old, next, &plan);
+  PlanPlacementReload(old, next, &plan);
   return plan;
 }
 

@@ -22,6 +22,7 @@
 
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
+#include "lib/config/placement_config.h"
 #include "lib/config/pod_resources_config.h"
 #include "lib/config/socket_keys.h"
 #include "lib/config/yaml_documents.h"
@@ -258,6 +259,11 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
                         "must be a Kubernetes node name (lower-case letters, digits, '-' and "
                         "'.', starting and ending with a letter or digit; at most 253)");
     }
+  });
+  r.Nested("placement", [&](MapReader& p) {
+    ReadPlacement(
+        p, [&](const std::string& path) { return ResolvePath(base, path); },
+        &c->placement.emplace());
   });
 }
 
