@@ -2,6 +2,8 @@
 // free loopback port with sqlite and noauth2 in a temp directory, started per test and stopped
 // with SIGTERM. Skips when Placement is not installed (tools/install-deps.sh test installs it).
 // On failure the server's log is kept as build/Testing/placement_service_test.<test>.log.
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -398,6 +400,24 @@ TEST_F(PlacementService, TopoctlSyncOnARecordedMachine) {
   auto after = run({"--dry-run"});
   EXPECT_THAT(json::parse(after.out)["planned"], IsEmpty());
 
+  // The endpoint and token from the config's placement block when no flag gives them.
+  topologyd::testing::WriteFile(dir_.File("token"), "admin\n");
+  topologyd::testing::WriteFile(config, topologyd::testing::ReadFile(config) +
+                                            "placement: {endpoint: \"" + url_ +
+                                            "\", tokenFile: " + dir_.File("token") + "}\n");
+  auto from_config = topologyd::testing::RunCommand(
+      {topologyd::testing::TopoctlBinary(), "-o", "json", "placement", "sync", "--input", xml,
+       "--config", config, "--node-name", "g4dn", "--dry-run"});
+  ASSERT_EQ(from_config.exit_code, 0) << from_config.err;
+  EXPECT_EQ(json::parse(from_config.out)["endpoint"], url_);
+  EXPECT_THAT(json::parse(from_config.out)["planned"], IsEmpty());
+  ::unlink(dir_.File("token").c_str());
+  auto no_token = topologyd::testing::RunCommand({topologyd::testing::TopoctlBinary(), "placement",
+                                                  "sync", "--input", xml, "--config", config,
+                                                  "--node-name", "g4dn", "--dry-run"});
+  EXPECT_EQ(no_token.exit_code, 1);
+  EXPECT_THAT(no_token.err, ::testing::HasSubstr("placement.tokenFile: cannot read"));
+
   // A Placement that is not there: a clear error, exit 1.
   auto down = topologyd::testing::RunCommand({topologyd::testing::TopoctlBinary(), "placement",
                                               "sync", "--input", xml, "--node-name", "g4dn",
@@ -430,6 +450,51 @@ TEST(TopoctlPlacementTree, TheDaemonsMachine) {
   EXPECT_EQ(by_name["n1_NUMA0"]["inventories"]["PCPU"]["reserved"], 1);
   EXPECT_EQ(by_name["n1_NUMA1"]["inventories"]["PCPU"]["reserved"], 0);
   EXPECT_EQ(tree["root_provider_uuid"], ProviderUuid("n1"));
+
+  // The settings of a `placement` block, each overridden by its flag; a bad flag is named.
+  const std::string with_block = dir.File("with-placement.yaml");
+  topologyd::testing::WriteFile(with_block,
+                                topologyd::testing::MinimalConfig(
+                                    dir.path(),
+                                    "placement: {endpoint: \"http://127.0.0.1:1\", nodeName: "
+                                    "from-config, sharedCPUs: \"8-9\", vcpuAllocationRatio: 2}\n"));
+  const auto tree_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {topologyd::testing::TopoctlBinary(),
+                                     "--socket",
+                                     socket,
+                                     "-o",
+                                     "json",
+                                     "placement",
+                                     "tree",
+                                     "--config",
+                                     with_block};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return topologyd::testing::RunCommand(argv);
+  };
+  const topologyd::testing::CommandResult configured = tree_of({});
+  ASSERT_EQ(configured.exit_code, 0) << configured.err;
+  // The inventories of the provider named `name` in a tree document.
+  const auto inventories = [](const json& doc, const std::string& name) {
+    for (const json& p : doc["resource_providers"]) {
+      if (p["name"] == name) return p["inventories"];
+    }
+    ADD_FAILURE() << "no " << name << " in " << doc.dump();
+    return json::object();
+  };
+  json doc = json::parse(configured.out);
+  EXPECT_EQ(doc["root_provider_uuid"], ProviderUuid("from-config"));
+  EXPECT_EQ(inventories(doc, "from-config_NUMA1")["VCPU"]["total"], 2);
+  EXPECT_EQ(inventories(doc, "from-config_NUMA1")["VCPU"]["allocation_ratio"], 2.0);
+  const topologyd::testing::CommandResult overridden =
+      tree_of({"--node-name", "n2", "--vcpu-allocation-ratio", "3"});
+  ASSERT_EQ(overridden.exit_code, 0) << overridden.err;
+  doc = json::parse(overridden.out);
+  EXPECT_EQ(doc["root_provider_uuid"], ProviderUuid("n2"));
+  EXPECT_EQ(inventories(doc, "n2_NUMA1")["VCPU"]["allocation_ratio"], 3.0);
+  const topologyd::testing::CommandResult bad = tree_of({"--base-page-kib", "12"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, ::testing::HasSubstr("topoctl placement: --base-page-kib: 12 is not a "
+                                            "power of two"));
 }
 
 }  // namespace

@@ -66,10 +66,9 @@ std::string NameTheSetting(const std::string& message, const TreeFlags& flags) {
   for (size_t i = 0; i < std::size(settings); ++i) {
     const std::string prefix = std::string("placement ") + settings[i].first + ":";
     if (!message.starts_with(prefix)) continue;
-    const std::string rest = message.substr(prefix.size());
+    const std::string rest = message.substr(prefix.size() - 1);  // ": what is wrong"
     if (settings[i].second) return flag_names[i] + rest;
-    if (!flags.config.empty())
-      return flags.config + ": placement." + settings[i].first + ":" + rest;
+    if (!flags.config.empty()) return flags.config + ": placement." + settings[i].first + rest;
   }
   return message;
 }
