@@ -174,6 +174,16 @@ int CheckConfig(const std::string& config_path) {
   for (const std::string& warning : admission::NodePolicyWarnings(*policy)) {
     std::cerr << "topologyd: warning: " << config_path << ": " << warning << "\n";
   }
+  // Start-up does not need Placement, but every sync would fail like this (a token file not
+  // written yet, say).
+  if (config->placement) {
+    absl::StatusOr<placement::SyncTarget> target =
+        placement::SyncTargetFromConfig(*config, *topology);
+    if (!target.ok()) {
+      std::cerr << "topologyd: warning: " << config_path << ": " << target.status().message()
+                << " (every Placement sync fails until this is fixed)\n";
+    }
+  }
   std::cout << "topologyd: configuration " << config_path << " is valid\n";
   return 0;
 }

@@ -181,5 +181,26 @@ TEST_F(DaemonPlacementTest, PublishesUpdatesOnReloadAndKeepsAdmittingWithoutPlac
   EXPECT_EQ(failures_logged, 1u) << log;
 }
 
+// Needs no Placement: `--check-config` accepts the file (start-up does not need the token) and
+// warns that every sync would fail.
+TEST(DaemonPlacementCheckConfig, WarnsOfAnUnreadableTokenFile) {
+  TempDir dir;
+  const std::string config = dir.File("config.yaml");
+  WriteFile(config, MinimalConfig(dir.path(),
+                                  "placement: {endpoint: \"http://127.0.0.1:1\", "
+                                  "tokenFile: " +
+                                      dir.File("token") + "}\n"));
+  const CommandResult r = RunCommand({TopologydBinary(), "--check-config", config});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err,
+              ::testing::HasSubstr("warning: " + config + ": placement.tokenFile: cannot read " +
+                                   dir.File("token")));
+  EXPECT_THAT(r.err, ::testing::HasSubstr("every Placement sync fails"));
+  WriteFile(dir.File("token"), "admin\n");
+  const CommandResult fixed = RunCommand({TopologydBinary(), "--check-config", config});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_THAT(fixed.err, ::testing::Not(::testing::HasSubstr("placement")));
+}
+
 }  // namespace
 }  // namespace topologyd::testing
