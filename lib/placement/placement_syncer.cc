@@ -208,17 +208,15 @@ void PlacementSyncer::Run() {
   std::string trigger = "start-up";
   std::optional<SyncTarget> last;  // the target of the last sync that ran
   Clock::time_point last_end = Clock::now();
-  bool synced_once = false;
   while (true) {
     absl::StatusOr<SyncTarget> target = options_.target();
     // A reload that leaves the tree and the endpoint as they were changes nothing to publish.
     const bool unchanged =
         trigger == "reload" && target.ok() && last.has_value() && *last == *target;
-    if (!unchanged || !synced_once) {
+    if (!unchanged) {
       SyncOnce(target, trigger);
       last = target.ok() ? std::optional<SyncTarget>(*target) : std::nullopt;
       last_end = Clock::now();
-      synced_once = true;
     }
     absl::MutexLock lock(&mu_);
     if (stopping_) return;
