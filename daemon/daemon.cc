@@ -25,6 +25,7 @@
 #include "lib/common/absl_fmt.h"
 #include "lib/common/version.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/duration.h"
 #include "lib/config/node_policy_config.h"
 #include "lib/config/pod_resources_config.h"
 #include "lib/engine/cpuset_enforcer.h"
@@ -34,6 +35,7 @@
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
+#include "lib/placement/placement_target.h"
 #include "lib/rpc/connection_gate.h"
 #include "lib/rpc/peer_credentials.h"
 #include "lib/rpc/topologyd_service.h"
@@ -173,6 +175,16 @@ int CheckConfig(const std::string& config_path) {
   for (const std::string& warning : admission::NodePolicyWarnings(*policy)) {
     std::cerr << "topologyd: warning: " << config_path << ": " << warning << "\n";
   }
+  // Start-up does not need Placement, but every sync would fail like this (a token file not
+  // written yet, say).
+  if (config->placement) {
+    absl::StatusOr<placement::SyncTarget> target =
+        placement::SyncTargetFromConfig(*config, *topology);
+    if (!target.ok()) {
+      std::cerr << "topologyd: warning: " << config_path << ": " << target.status().message()
+                << " (every Placement sync fails until this is fixed)\n";
+    }
+  }
   std::cout << "topologyd: configuration " << config_path << " is valid\n";
   return 0;
 }
@@ -191,6 +203,7 @@ std::span<const Daemon::Step> Daemon::Steps() {
       {"engine", &Daemon::StartEngine, &Daemon::StopEngine},
       {"NRT file", &Daemon::StartNrtFile, &Daemon::StopNrtFile},
       {"metrics endpoint", &Daemon::StartMetricsEndpoint, &Daemon::StopMetricsEndpoint},
+      {"Placement sync", &Daemon::StartPlacementSync, &Daemon::StopPlacementSync},
       {"gRPC server", &Daemon::StartServer, &Daemon::StopServer},
       {"socket listener", &Daemon::StartListener, &Daemon::StopListener},
       {"PodResources server", &Daemon::StartPodResources, &Daemon::StopPodResources},
@@ -369,9 +382,39 @@ absl::Status Daemon::StopNrtFile() {
   return absl::OkStatus();
 }
 
+// The OpenStack Placement tree (`placement`), when configured: synced on its own thread, at
+// once, after reloads that change it and every syncPeriod. Start-up does not wait for it.
+absl::Status Daemon::StartPlacementSync() {
+  if (!config_->placement) return absl::OkStatus();
+  engine::Engine* engine = engine_.get();
+  placement_ = placement::PlacementSyncer::Start(
+      {.target =
+           [engine] {
+             // Snapshots: the tree is built and sent with no engine lock held.
+             return placement::SyncTargetFromConfig(*engine->config(), *engine->topology());
+           },
+       .period = [engine] { return engine->config()->placement->sync_period; },
+       .log_info = [](const std::string& line) { spdlog::info("{}", line); },
+       .log_error = [](const std::string& line) { spdlog::error("{}", line); }});
+  spdlog::info("placement: publishing the node's provider tree to {} every {}",
+               config_->placement->endpoint,
+               config::FormatDuration(config_->placement->sync_period));
+  return absl::OkStatus();
+}
+
+// After the server has drained: a call in progress is cancelled, the thread ends.
+absl::Status Daemon::StopPlacementSync() {
+  if (placement_) placement_->Stop();
+  return absl::OkStatus();
+}
+
 // The gRPC server, without a port: our own accept loop feeds it.
 absl::Status Daemon::StartServer() {
   service_ = std::make_unique<rpc::TopologydService>(engine_.get(), &peers_, ::getuid());
+  if (placement_) {
+    placement::PlacementSyncer* syncer = placement_.get();
+    service_->SetPlacementStatusSource([syncer] { return syncer->Status(); });
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -523,6 +566,8 @@ void Daemon::Reload() {
   LogReload(record, config_path_);
   // Device pools and nrt.nodeName reload live; the object shows them.
   if (nrt_file_) nrt_file_->Refresh();
+  // The placement keys and device pools reload live; the syncer publishes a changed tree.
+  if (placement_) placement_->Refresh();
   std::shared_ptr<const config::Config> now = engine_->config();
   if (absl::Status s = os::ConfigureLogging(now->log.level, now->log.format); !s.ok()) {
     spdlog::error("reload: {}", s.message());

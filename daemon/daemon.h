@@ -18,10 +18,11 @@
 #include "daemon/health_report.h"
 #include "lib/config/config.h"
 #include "lib/engine/engine.h"
-#include "lib/nrt/nrt_file_publisher.h"
 #include "lib/metrics/http_endpoint.h"
 #include "lib/metrics/metrics.h"
+#include "lib/nrt/nrt_file_publisher.h"
 #include "lib/os/notifier.h"
+#include "lib/placement/placement_syncer.h"
 #include "lib/podresources/pod_resources_server.h"
 #include "lib/rpc/connection_gate.h"
 #include "lib/rpc/peer_credentials.h"
@@ -71,6 +72,8 @@ class Daemon {
   absl::Status StopEngine();
   absl::Status StartNrtFile();
   absl::Status StopNrtFile();
+  absl::Status StartPlacementSync();
+  absl::Status StopPlacementSync();
   absl::Status StartServer();
   absl::Status StopServer();
   absl::Status StartListener();
@@ -97,6 +100,7 @@ class Daemon {
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<nrt::NrtFilePublisher> nrt_file_;  // with `nrt.file` only
   std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;
+  std::unique_ptr<placement::PlacementSyncer> placement_;  // with `placement` only
   rpc::PeerRegistry peers_;
   std::unique_ptr<rpc::TopologydService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -123,6 +123,21 @@ struct MetricsConfig {
   friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
 };
 
+// `placement`: the node's provider tree kept in an OpenStack Placement service
+// (docs/placement.md, "The daemon's sync"; lib/config/placement_config.h reads it). Every key is
+// live: the next sync uses it.
+struct PlacementConfig {
+  std::string endpoint;    // http:// or https:// base URL
+  std::string token_file;  // holds the X-Auth-Token, re-read at every sync; empty = no token
+  std::string node_name;   // the root provider's name; empty = this host's name
+  std::chrono::milliseconds sync_period{std::chrono::minutes(5)};
+  std::string shared_cpus;  // CPU list reported as VCPU; empty = none
+  double vcpu_allocation_ratio = 1.0;
+  uint64_t base_page_kib = 4;
+  std::string root_provider_uuid;  // empty = derived from the node name
+  friend bool operator==(const PlacementConfig&, const PlacementConfig&) = default;
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -164,6 +179,7 @@ struct Config {
   std::optional<PodResourcesConfig> pod_resources;  // unset: not served
   NrtConfig nrt;
   MetricsConfig metrics;
+  std::optional<PlacementConfig> placement;  // unset: nothing published
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/config/placement_config.h"
 #include "lib/config/pod_resources_config.h"
 
 namespace topologyd::config {
@@ -87,6 +88,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   RestartOnly(old.limits.request_bytes, next.limits.request_bytes, "limits.requestBytes", &plan);
   PlanPodResourcesReload(old, next, &plan);
   RestartOnly(old.metrics, next.metrics, "metrics", &plan);
+  PlanPlacementReload(old, next, &plan);
   return plan;
 }
 

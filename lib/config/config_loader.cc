@@ -22,6 +22,7 @@
 
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
+#include "lib/config/placement_config.h"
 #include "lib/config/pod_resources_config.h"
 #include "lib/config/socket_keys.h"
 #include "lib/config/listen_address.h"
@@ -265,6 +266,11 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
     if (absl::Status s = CheckListenAddress(c->metrics.listen); !s.ok()) {
       m.problems()->Add(m.Get("listen"), m.KeyPath("listen"), std::string(s.message()));
     }
+  });
+  r.Nested("placement", [&](MapReader& p) {
+    ReadPlacement(
+        p, [&](const std::string& path) { return ResolvePath(base, path); },
+        &c->placement.emplace());
   });
 }
 

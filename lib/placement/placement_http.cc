@@ -43,6 +43,13 @@ size_t WriteBody(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// libcurl calls it during the transfer, at least about once a second while nothing moves;
+// non-zero aborts the transfer.
+int AbortWhenCancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel->load() ? 1 : 0;
+}
+
 }  // namespace
 
 absl::StatusOr<CurlPlacementTransport> CurlPlacementTransport::Create(HttpEndpoint endpoint) {
@@ -96,6 +103,13 @@ absl::StatusOr<HttpResponse> CurlPlacementTransport::Send(const HttpRequest& req
   } else if (request.method == "DELETE" || request.method == "PUT") {
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
+  }
+  if (endpoint_.cancel != nullptr) {
+    if (endpoint_.cancel->load())
+      return absl::UnavailableError(request.method + " " + url + ": cancelled");
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, AbortWhenCancelled);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(endpoint_.cancel));
   }
   if (endpoint_.insecure_skip_tls_verify) {
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);

@@ -3,6 +3,7 @@
 // the Keystone token in X-Auth-Token (with Placement's noauth2 test mode, the token "admin").
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -17,6 +18,9 @@ struct HttpEndpoint {
   std::string token;  // X-Auth-Token; empty = none
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
   bool insecure_skip_tls_verify = false;
+  // When set, a call in progress ends (UNAVAILABLE, within about a second) once it turns
+  // true: the daemon's syncer stops without waiting out `timeout`.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class CurlPlacementTransport : public PlacementTransport {

@@ -189,10 +189,12 @@ class Executor {
 
   void Succeeded(const PlannedCall& call, const HttpResponse& r) {
     report_->done.push_back(DescribeCall(call));
+    if (call.kind == CallKind::kDeleteProvider) ++report_->deleted;
     if (call.kind == CallKind::kCreateResourceClass || call.kind == CallKind::kCreateTrait ||
         call.kind == CallKind::kDeleteProvider) {
       return;
     }
+    report_->written.insert(call.target);
     json body = json::parse(r.body, nullptr, false);
     if (body.is_object()) {
       absl::StatusOr<int64_t> generation = Generation(body, call.provider_name);

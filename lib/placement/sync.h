@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct SyncReport {
   std::vector<std::string> kept;    // unwanted providers left in place, with why
   std::vector<std::string> errors;  // failed writes, with Placement's error code and detail
   int conflicts = 0;                // 409 concurrent_update answers met (and retried)
+  std::set<std::string> written;    // uuids of providers created or changed
+  int deleted = 0;                  // providers deleted
   bool ok() const { return errors.empty(); }
 };
 

@@ -11,6 +11,7 @@
 #include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
 #include "lib/rpc/nrt_reply.h"
+#include "lib/rpc/placement_status_proto.h"
 #include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
 
@@ -185,6 +186,8 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
     SetDuration(*status.checkpoint.write_running, checkpoint->mutable_write_running());
   }
   response->set_problem(status.problem);
+  if (placement_status_)
+    PlacementSyncStatusToProto(placement_status_(), response->mutable_placement());
   return grpc::Status::OK;
 }
 
@@ -200,8 +203,7 @@ grpc::ServerUnaryReactor* TopologydService::GetTopology(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* TopologydService::GetNodeResourceTopology(
     grpc::CallbackServerContext* context, const v1::GetNodeResourceTopologyRequest* request,
     v1::GetNodeResourceTopologyResponse* response) {
-  return Answer(context,
-                [&] { return NodeResourceTopologyReply(*engine_, *request, response); });
+  return Answer(context, [&] { return NodeResourceTopologyReply(*engine_, *request, response); });
 }
 
 }  // namespace topologyd::rpc

@@ -2,12 +2,6 @@
 // free loopback port with sqlite and noauth2 in a temp directory, started per test and stopped
 // with SIGTERM. Skips when Placement is not installed (tools/install-deps.sh test installs it).
 // On failure the server's log is kept as build/Testing/placement_service_test.<test>.log.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,6 +18,7 @@
 #include "lib/placement/placement_http.h"
 #include "lib/placement/sync.h"
 #include "lib/placement/uuid5.h"
+#include "tests/integration/placement_server.h"
 #include "tests/integration/process.h"
 #include "tests/unit/placement/test_host.h"
 
@@ -35,97 +30,21 @@ using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 namespace th = ::topologyd::placement::testing;
 
-constexpr char kPython[] = "/usr/bin/python3";
-constexpr char kApi[] = "/usr/bin/placement-api";
-constexpr char kManage[] = "/usr/bin/placement-manage";
-
-// Why Placement cannot run here, or "".
-std::string PlacementMissing() {
-  for (const char* path : {kPython, kApi, kManage}) {
-    if (!std::filesystem::exists(path)) {
-      return std::string(path) +
-             " not found: install python3-placement (tools/install-deps.sh test)";
-    }
-  }
-  return "";
-}
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 class PlacementService : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string missing = PlacementMissing(); !missing.empty()) GTEST_SKIP() << missing;
-    const std::string conf = dir_.File("placement.conf");
-    topologyd::testing::WriteFile(conf,
-                                  "[DEFAULT]\ndebug = False\nuse_stderr = True\n"
-                                  "[api]\nauth_strategy = noauth2\n"
-                                  "[placement_database]\nconnection = sqlite:///" +
-                                      dir_.File("placement.sqlite") + "\n");
-    const topologyd::testing::CommandResult sync =
-        topologyd::testing::RunCommand({kPython, kManage, "--config-file", conf, "db", "sync"});
-    ASSERT_EQ(sync.exit_code, 0) << "placement-manage db sync:\n" << sync.out << sync.err;
-
-    const int port = FreePort();
-    ASSERT_GT(port, 0);
-    url_ = "http://127.0.0.1:" + std::to_string(port);
-    log_ = dir_.File("placement.log");
-    pid_ = ::fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::setenv("OS_PLACEMENT_CONFIG_DIR", dir_.path().c_str(), 1);
-      const std::string port_text = std::to_string(port);
-      ::execl(kPython, kPython, kApi, "--host", "127.0.0.1", "--port", port_text.c_str(),
-              static_cast<char*>(nullptr));
-      ::_exit(127);
+    if (std::string missing = topologyd::testing::PlacementMissing(); !missing.empty()) {
+      GTEST_SKIP() << missing;
     }
+    const std::string problem = server_.Start(dir_.path());
+    ASSERT_EQ(problem, "");
+    url_ = server_.url();
     transport_.emplace(*CurlPlacementTransport::Create({.url = url_, .token = "admin"}));
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (true) {
-      absl::StatusOr<HttpResponse> r = transport_->Send({"GET", "/", std::nullopt}, "");
-      if (r.ok() && r->status == 200) break;
-      int status = 0;
-      ASSERT_EQ(::waitpid(pid_, &status, WNOHANG), 0) << "placement-api exited:\n"
-                                                      << topologyd::testing::ReadFile(log_);
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "placement-api not answering:\n"
-                                                            << topologyd::testing::ReadFile(log_);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
   }
 
   void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    if (HasFailure() && !log_.empty()) {
-      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-      const std::string artifact = std::string(TOPOLOGYD_BINARY_DIR) +
-                                   "/Testing/placement_service_test." + info->name() + ".log";
-      std::error_code ec;
-      std::filesystem::create_directories(std::string(TOPOLOGYD_BINARY_DIR) + "/Testing", ec);
-      std::filesystem::copy_file(log_, artifact, std::filesystem::copy_options::overwrite_existing,
-                                 ec);
-      std::cerr << "Placement server log kept at " << artifact << "\n";
-    }
+    server_.Stop();
+    if (HasFailure()) server_.KeepLog("placement_service_test");
   }
 
   SyncReport Sync(const ProviderTree& tree) {
@@ -197,9 +116,8 @@ class PlacementService : public ::testing::Test {
   }
 
   topologyd::testing::TempDir dir_;
+  topologyd::testing::PlacementServer server_;
   std::string url_;
-  std::string log_;
-  pid_t pid_ = -1;
   std::optional<CurlPlacementTransport> transport_;
 };
 
@@ -482,6 +400,24 @@ TEST_F(PlacementService, TopoctlSyncOnARecordedMachine) {
   auto after = run({"--dry-run"});
   EXPECT_THAT(json::parse(after.out)["planned"], IsEmpty());
 
+  // The endpoint and token from the config's placement block when no flag gives them.
+  topologyd::testing::WriteFile(dir_.File("token"), "admin\n");
+  topologyd::testing::WriteFile(config, topologyd::testing::ReadFile(config) +
+                                            "placement: {endpoint: \"" + url_ +
+                                            "\", tokenFile: " + dir_.File("token") + "}\n");
+  auto from_config = topologyd::testing::RunCommand(
+      {topologyd::testing::TopoctlBinary(), "-o", "json", "placement", "sync", "--input", xml,
+       "--config", config, "--node-name", "g4dn", "--dry-run"});
+  ASSERT_EQ(from_config.exit_code, 0) << from_config.err;
+  EXPECT_EQ(json::parse(from_config.out)["endpoint"], url_);
+  EXPECT_THAT(json::parse(from_config.out)["planned"], IsEmpty());
+  ::unlink(dir_.File("token").c_str());
+  auto no_token = topologyd::testing::RunCommand({topologyd::testing::TopoctlBinary(), "placement",
+                                                  "sync", "--input", xml, "--config", config,
+                                                  "--node-name", "g4dn", "--dry-run"});
+  EXPECT_EQ(no_token.exit_code, 1);
+  EXPECT_THAT(no_token.err, ::testing::HasSubstr("placement.tokenFile: cannot read"));
+
   // A Placement that is not there: a clear error, exit 1.
   auto down = topologyd::testing::RunCommand({topologyd::testing::TopoctlBinary(), "placement",
                                               "sync", "--input", xml, "--node-name", "g4dn",
@@ -514,6 +450,51 @@ TEST(TopoctlPlacementTree, TheDaemonsMachine) {
   EXPECT_EQ(by_name["n1_NUMA0"]["inventories"]["PCPU"]["reserved"], 1);
   EXPECT_EQ(by_name["n1_NUMA1"]["inventories"]["PCPU"]["reserved"], 0);
   EXPECT_EQ(tree["root_provider_uuid"], ProviderUuid("n1"));
+
+  // The settings of a `placement` block, each overridden by its flag; a bad flag is named.
+  const std::string with_block = dir.File("with-placement.yaml");
+  topologyd::testing::WriteFile(with_block,
+                                topologyd::testing::MinimalConfig(
+                                    dir.path(),
+                                    "placement: {endpoint: \"http://127.0.0.1:1\", nodeName: "
+                                    "from-config, sharedCPUs: \"8-9\", vcpuAllocationRatio: 2}\n"));
+  const auto tree_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {topologyd::testing::TopoctlBinary(),
+                                     "--socket",
+                                     socket,
+                                     "-o",
+                                     "json",
+                                     "placement",
+                                     "tree",
+                                     "--config",
+                                     with_block};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return topologyd::testing::RunCommand(argv);
+  };
+  const topologyd::testing::CommandResult configured = tree_of({});
+  ASSERT_EQ(configured.exit_code, 0) << configured.err;
+  // The inventories of the provider named `name` in a tree document.
+  const auto inventories = [](const json& doc, const std::string& name) {
+    for (const json& p : doc["resource_providers"]) {
+      if (p["name"] == name) return p["inventories"];
+    }
+    ADD_FAILURE() << "no " << name << " in " << doc.dump();
+    return json::object();
+  };
+  json doc = json::parse(configured.out);
+  EXPECT_EQ(doc["root_provider_uuid"], ProviderUuid("from-config"));
+  EXPECT_EQ(inventories(doc, "from-config_NUMA1")["VCPU"]["total"], 2);
+  EXPECT_EQ(inventories(doc, "from-config_NUMA1")["VCPU"]["allocation_ratio"], 2.0);
+  const topologyd::testing::CommandResult overridden =
+      tree_of({"--node-name", "n2", "--vcpu-allocation-ratio", "3"});
+  ASSERT_EQ(overridden.exit_code, 0) << overridden.err;
+  doc = json::parse(overridden.out);
+  EXPECT_EQ(doc["root_provider_uuid"], ProviderUuid("n2"));
+  EXPECT_EQ(inventories(doc, "n2_NUMA1")["VCPU"]["allocation_ratio"], 3.0);
+  const topologyd::testing::CommandResult bad = tree_of({"--base-page-kib", "12"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, ::testing::HasSubstr("topoctl placement: --base-page-kib: 12 is not a "
+                                            "power of two"));
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // would publish for this node (docs/placement.md), and its sync into a Placement service
 // (docs/cli.md, `placement`). The machine comes from --input FILE.xml or, without it, from the
 // daemon (GetTopology); reservations and device pools from --config FILE (none without it);
-// the Placement-only settings from the --node-name, --shared-cpus, ... flags.
+// the Placement-only settings from that file's `placement` block, each overridden by its flag
+// (--node-name, --shared-cpus, ...).
 #include <unistd.h>
 
-#include <climits>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "CLI/CLI.hpp"
 
@@ -15,6 +17,7 @@
 #include "lib/placement/mapping.h"
 #include "lib/placement/node_offer_config.h"
 #include "lib/placement/placement_http.h"
+#include "lib/placement/placement_target.h"
 #include "lib/placement/sync.h"
 #include "lib/placement/tree_json.h"
 #include "lib/rpc/topology_proto.h"
@@ -35,8 +38,8 @@ struct TreeFlags {
   std::string node_name;
   std::string root_provider_uuid;
   std::string shared_cpus;
-  double vcpu_allocation_ratio = 1.0;
-  uint64_t base_page_kib = 4;
+  std::optional<double> vcpu_allocation_ratio;
+  std::optional<uint64_t> base_page_kib;
 };
 
 struct SyncFlags {
@@ -50,10 +53,24 @@ int Fail(const std::string& message) {
   return kExitRefused;
 }
 
-std::string HostName() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "";
-  return name;
+// BuildProviderTree() names a bad setting "placement <key>"; a flag's value is named by its
+// flag, a value from --config by its key there.
+std::string NameTheSetting(const std::string& message, const TreeFlags& flags) {
+  const std::pair<const char*, bool> settings[] = {
+      {"nodeName", !flags.node_name.empty()},
+      {"rootProviderUUID", !flags.root_provider_uuid.empty()},
+      {"vcpuAllocationRatio", flags.vcpu_allocation_ratio.has_value()},
+      {"basePageKiB", flags.base_page_kib.has_value()}};
+  const char* const flag_names[] = {"--node-name", "--root-provider-uuid",
+                                    "--vcpu-allocation-ratio", "--base-page-kib"};
+  for (size_t i = 0; i < std::size(settings); ++i) {
+    const std::string prefix = std::string("placement ") + settings[i].first + ":";
+    if (!message.starts_with(prefix)) continue;
+    const std::string rest = message.substr(prefix.size() - 1);  // ": what is wrong"
+    if (settings[i].second) return flag_names[i] + rest;
+    if (!flags.config.empty()) return flags.config + ": placement." + settings[i].first + rest;
+  }
+  return message;
 }
 
 absl::StatusOr<topo::Topology> LoadMachine(const TreeFlags& flags, const GlobalOptions& g) {
@@ -92,7 +109,18 @@ absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
     return offer.status();
   }
   placement::PlacementOptions options;
-  options.node_name = flags.node_name.empty() ? HostName() : flags.node_name;
+  if (config.placement) {
+    absl::StatusOr<placement::PlacementOptions> configured =
+        placement::PlacementOptionsFromConfig(*config.placement);
+    if (!configured.ok()) {
+      Fail(flags.config + ": " + std::string(configured.status().message()));
+      return configured.status();
+    }
+    options = *std::move(configured);
+  } else {
+    options.node_name = placement::HostName();
+  }
+  if (!flags.node_name.empty()) options.node_name = flags.node_name;
   if (!flags.root_provider_uuid.empty()) options.root_provider_uuid = flags.root_provider_uuid;
   if (!flags.shared_cpus.empty()) {
     absl::StatusOr<topologyd::CpuSet> shared = topologyd::CpuSet::Parse(flags.shared_cpus);
@@ -102,11 +130,11 @@ absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
     }
     options.shared_cpus = *shared;
   }
-  options.vcpu_allocation_ratio = flags.vcpu_allocation_ratio;
-  options.base_page_kib = flags.base_page_kib;
+  if (flags.vcpu_allocation_ratio) options.vcpu_allocation_ratio = *flags.vcpu_allocation_ratio;
+  if (flags.base_page_kib) options.base_page_kib = *flags.base_page_kib;
   absl::StatusOr<placement::ProviderTree> tree =
       placement::BuildProviderTree(*machine, *offer, options);
-  if (!tree.ok()) Fail(std::string(tree.status().message()));
+  if (!tree.ok()) Fail(NameTheSetting(std::string(tree.status().message()), flags));
   return tree;
 }
 
@@ -146,7 +174,35 @@ int RunTree(const TreeFlags& flags, const GlobalOptions& g) {
   return kExitOk;
 }
 
-int RunSync(const TreeFlags& flags, const SyncFlags& sync, const GlobalOptions& g) {
+// --endpoint and --token, else the `placement` block of --config (its token file read now).
+absl::StatusOr<SyncFlags> Endpoint(const TreeFlags& flags, SyncFlags sync) {
+  if (!sync.endpoint.empty() && !sync.token.empty()) return sync;
+  std::optional<topologyd::config::PlacementConfig> configured;
+  if (!flags.config.empty()) {
+    absl::StatusOr<topologyd::config::Config> loaded =
+        topologyd::config::LoadConfigFile(flags.config);
+    if (!loaded.ok()) return loaded.status();
+    configured = loaded->placement;
+  }
+  if (sync.endpoint.empty()) {
+    if (!configured) {
+      return absl::InvalidArgumentError(
+          "--endpoint is required (or a --config file with placement.endpoint)");
+    }
+    sync.endpoint = configured->endpoint;
+  }
+  if (sync.token.empty() && configured && !configured->token_file.empty()) {
+    absl::StatusOr<std::string> token = placement::ReadTokenFile(configured->token_file);
+    if (!token.ok()) return token.status();
+    sync.token = *std::move(token);
+  }
+  return sync;
+}
+
+int RunSync(const TreeFlags& flags, const SyncFlags& sync_flags, const GlobalOptions& g) {
+  absl::StatusOr<SyncFlags> endpoint = Endpoint(flags, sync_flags);
+  if (!endpoint.ok()) return Fail(std::string(endpoint.status().message()));
+  const SyncFlags& sync = *endpoint;
   absl::StatusOr<placement::CurlPlacementTransport> transport =
       placement::CurlPlacementTransport::Create({.url = sync.endpoint, .token = sync.token});
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
@@ -207,18 +263,18 @@ void AddTreeFlags(CLI::App* cmd, TreeFlags* flags) {
                   "topologyd config file: reserved CPUs and memory, CPU policy, device pools")
       ->check(non_empty);
   cmd->add_option("--node-name", flags->node_name,
-                  "root provider name, prefix of the others (default: the host name)")
+                  "root provider name, prefix of the others (default: placement.nodeName of "
+                  "--config, else the host name)")
       ->check(non_empty);
   cmd->add_option("--root-provider-uuid", flags->root_provider_uuid,
                   "uuid of the root provider (default: derived from the node name)");
   cmd->add_option("--shared-cpus", flags->shared_cpus,
                   "CPUs reported as VCPU (the others are PCPU), e.g. 0-5,32-35");
   cmd->add_option("--vcpu-allocation-ratio", flags->vcpu_allocation_ratio,
-                  "allocation_ratio of VCPU")
-      ->capture_default_str();
+                  "allocation_ratio of VCPU (default 1)");
   cmd->add_option("--base-page-kib", flags->base_page_kib,
-                  "the kernel's base page size in KiB (64 on POWER and 64K-page ARM kernels)")
-      ->capture_default_str();
+                  "the kernel's base page size in KiB (default 4; 64 on POWER and 64K-page ARM "
+                  "kernels)");
 }
 
 void InstallPlacement(CLI::App& root, CommandContext& context) {
@@ -240,9 +296,10 @@ void InstallPlacement(CLI::App& root, CommandContext& context) {
       "sync", "create or update the tree in a Placement service; delete what is no longer wanted");
   AddTreeFlags(sync, sync_tree_flags.get());
   sync->add_option("--endpoint", sync_flags->endpoint,
-                   "Placement base URL, e.g. http://127.0.0.1:8778")
-      ->required();
-  sync->add_option("--token", sync_flags->token, "Keystone token sent as X-Auth-Token");
+                   "Placement base URL, e.g. http://127.0.0.1:8778 (default: placement.endpoint "
+                   "of --config)");
+  sync->add_option("--token", sync_flags->token,
+                   "Keystone token sent as X-Auth-Token (default: placement.tokenFile's)");
   sync->add_flag("--dry-run", sync_flags->dry_run, "print the planned calls and change nothing");
   sync->callback([sync_tree_flags, sync_flags, &context] {
     context.action = [sync_tree_flags, sync_flags, &context] {

@@ -1,4 +1,5 @@
 // topoctl status: the daemon's version, uptime, configuration and last reload.
+#include <ctime>
 #include <iostream>
 
 #include "fmt/format.h"
@@ -12,6 +13,36 @@ namespace topoctl {
 namespace {
 
 double Seconds(const google::protobuf::Duration& d) { return d.seconds() + d.nanos() / 1e9; }
+
+// RFC 3339 in UTC, e.g. "2026-11-27T15:04:05Z"; null when unset.
+nlohmann::json TimeText(bool set, const google::protobuf::Timestamp& t) {
+  if (!set) return nullptr;
+  const std::time_t seconds = static_cast<std::time_t>(t.seconds());
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+nlohmann::json PlacementToJson(const topologyd::v1::PlacementSyncStatus& p) {
+  return {{"endpoint", p.endpoint()},
+          {"root_provider_name", p.root_provider_name()},
+          {"root_provider_uuid", p.root_provider_uuid()},
+          {"syncs", p.syncs()},
+          {"failed_syncs", p.failed_syncs()},
+          {"consecutive_failures", p.consecutive_failures()},
+          {"last_sync_time", TimeText(p.has_last_sync_time(), p.last_sync_time())},
+          {"last_trigger", p.last_trigger()},
+          {"last_ok", p.last_ok()},
+          {"last_error", p.last_error()},
+          {"last_success_time", TimeText(p.has_last_success_time(), p.last_success_time())},
+          {"microversion", p.microversion()},
+          {"providers", p.providers()},
+          {"providers_written", p.providers_written()},
+          {"providers_deleted", p.providers_deleted()},
+          {"providers_kept", p.providers_kept()}};
+}
 
 nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
   nlohmann::json doc = {
@@ -38,7 +69,9 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
       {"problem", nullptr},
       {"checkpoint", nullptr},
       {"last_reload", nullptr},
+      {"placement", nullptr},
   };
+  if (r.has_placement()) doc["placement"] = PlacementToJson(r.placement());
   // A daemon older than these fields sends no checkpoint: its health is unknown, not bad.
   if (r.has_checkpoint()) {
     doc["healthy"] = r.healthy();
@@ -92,6 +125,20 @@ std::string ConstrainedText(uint64_t constrained) {
                      constrained);
 }
 
+std::string PlacementText(const nlohmann::json& p) {
+  if (p.is_null()) return "off";
+  std::string text = p["endpoint"].get<std::string>();
+  if (p["syncs"].get<uint64_t>() == 0) return text + ": first sync under way";
+  text += fmt::format(", {} syncs ({} failed), last {} ({})", p["syncs"].get<uint64_t>(),
+                      p["failed_syncs"].get<uint64_t>(), p["last_sync_time"].get<std::string>(),
+                      p["last_trigger"].get<std::string>());
+  if (!p["last_ok"].get<bool>()) return text + ": FAILED: " + p["last_error"].get<std::string>();
+  return text + fmt::format(": ok, {} providers ({} written, {} deleted, {} kept)",
+                            p["providers"].get<uint32_t>(), p["providers_written"].get<uint32_t>(),
+                            p["providers_deleted"].get<uint32_t>(),
+                            p["providers_kept"].get<uint32_t>());
+}
+
 void PrintStatusTable(const nlohmann::json& doc) {
   std::vector<std::vector<std::string>> rows = {
       {"version", doc["version"]},
@@ -124,6 +171,7 @@ void PrintStatusTable(const nlohmann::json& doc) {
     }
     rows.push_back({"last reload", text});
   }
+  rows.push_back({"placement", PlacementText(doc["placement"])});
   std::cout << RenderTable({"FIELD", "VALUE"}, rows);
 }
 
