@@ -96,6 +96,7 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
                              admission::Admit(*policy_, allocation_, pod));
+  outcome.explanation = std::move(result.explanation);
   if (!result.admitted) {
     outcome.reason = std::move(result.reason);
     outcome.message = std::move(result.message);

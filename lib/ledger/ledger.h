@@ -38,6 +38,9 @@ struct AdmitOutcome {
   std::string reason;                         // a refusal's, kubelet's wording
   std::string message;                        // a refusal's
   std::vector<ContainerHoldings> containers;  // when admitted
+  // The merges this decision made (empty when answered from what the pod holds): what
+  // `topoctl simulate` counts kubelet's work from, without deciding twice.
+  admission::Explanation explanation;
 };
 
 // A release of one container that holds only while the container is bound as given.
