@@ -156,6 +156,7 @@ EndState MeasureEnd(const admission::NodePolicy& node, const ledger::Ledger& led
   const CpuSet reserved = ReservedCpus(node);
   const CpuSet available = ledger.shared_pool().Difference(reserved);
   std::map<std::string, std::vector<uint64_t>> memory_free;  // per resource, per node
+  std::map<std::string, uint64_t> allocatable;               // per resource, whole machine
   for (const ledger::NumaUsage& u : ledger.PerNuma()) {
     NumaOccupancy o;
     o.numa_id = u.numa_id;
@@ -168,6 +169,7 @@ EndState MeasureEnd(const admission::NodePolicy& node, const ledger::Ledger& led
       if (n != node.empty_state.memory.machine_state.end()) {
         for (const auto& [resource, table] : n->second.memory_map) {
           o.memory_allocatable[resource] = table.allocatable;
+          allocatable[resource] += table.allocatable;
           auto used = u.memory_used.find(resource);
           const uint64_t held = used == u.memory_used.end() ? 0 : used->second;
           memory_free[resource].push_back(table.allocatable > held ? table.allocatable - held : 0);
@@ -186,6 +188,8 @@ EndState MeasureEnd(const admission::NodePolicy& node, const ledger::Ledger& led
     end.free.push_back(cpu);
   }
   for (const auto& [resource, per_node] : memory_free) {
+    // A hugepage size the machine has no pool of (none reserved at boot) is no resource here.
+    if (allocatable[resource] == 0) continue;
     FreeAmount m{resource, 0, 0, 0};
     for (uint64_t f : per_node) m.free += f;
     if (auto s = sizes.memory.find(resource); s != sizes.memory.end()) {

@@ -76,8 +76,8 @@ struct NumaOccupancy {
 
 // The free CPUs (the shared pool less reserved CPUs: what a Guaranteed container could still
 // be given exclusively; only with cpuManagerPolicy static) and, with memoryManagerPolicy
-// Static, free memory and hugepages per resource, each with its stranded part for the
-// workload's most common size; and the per-node occupancy.
+// Static, free memory and hugepages per resource (those with something allocatable), each with its
+// stranded part for the workload's most common size; and the per-node occupancy.
 struct EndState {
   std::vector<FreeAmount> free;
   std::vector<NumaOccupancy> numa;
