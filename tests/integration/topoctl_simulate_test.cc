@@ -1,7 +1,8 @@
 // `topoctl simulate` decides as the daemon does: the same manifests admitted one by one through
 // a running topologyd (MinimalConfig: CPUs 0-15 on 2 NUMA nodes, CPU 0 reserved, static CPU
 // policy, best-effort) and simulated offline on the same machine and configuration give the
-// same decisions and the same CPUs; the same seed gives the same run; bad input is refused.
+// same decisions and the same CPUs, also when the simulation takes the daemon's machine; the same
+// seed gives the same run; bad input is refused.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -101,6 +102,15 @@ TEST_F(TopoctlSimulateTest, DecidesAsTheDaemonDoes) {
   }
   EXPECT_EQ(doc["variants"][0]["admitted"], 5);
   EXPECT_EQ(doc["variants"][0]["rejected"], 1);
+
+  // Without --input or --synthetic the machine is the daemon's: the same run. The global
+  // --output works as the command's own -o.
+  CommandResult live = RunCommand({TopoctlBinary(), "--socket", socket, "--output", "json",
+                                   "simulate", "--config", config_, dir_.File("pods")});
+  ASSERT_EQ(live.exit_code, 0) << live.err;
+  const nlohmann::json on_daemon = nlohmann::json::parse(live.out);
+  EXPECT_THAT(on_daemon["machine"]["source"].get<std::string>(), HasSubstr(socket));
+  EXPECT_EQ(on_daemon["variants"][0]["decisions"], decisions);
 }
 
 TEST_F(TopoctlSimulateTest, SameSeedSameRunAndOneColumnPerVariant) {

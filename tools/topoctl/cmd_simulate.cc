@@ -9,7 +9,8 @@
 // the running daemon's (GetTopology); the configuration is always --config (its `topology:`
 // key is ignored in favour of the machine given here).
 //
-// Output: a table (default), the JSON document or one self-contained HTML file (-o). Exit 0
+// Output: a table (default), the JSON document (or the same as YAML) or one self-contained
+// HTML file (-o, given before or after `simulate`). Exit 0
 // when the simulation ran, 1 when an input was refused, 2 on bad usage.
 #include <filesystem>
 #include <iostream>
@@ -50,7 +51,7 @@ struct SimulateFlags {
   int release_after = 0;  // 0 = pods stay
   std::vector<std::string> compare;
   double ns_per_combination = simulate::kKubeletNsPerCombination;
-  std::string output = "table";
+  std::string output;  // empty: the global --output
 };
 
 int SimulateFail(int code, const std::string& message) {
@@ -143,10 +144,12 @@ int RunSimulate(const SimulateFlags& flags, const GlobalOptions& globals) {
     report.variants.push_back({(*variants)[i].name, *std::move(run)});
   }
 
-  if (flags.output == "json") {
-    std::cout << JsonText(simulate::ReportJson(report), 2) << "\n";
-  } else if (flags.output == "html") {
+  const std::string output = flags.output.empty() ? globals.output : flags.output;
+  if (output == "html") {
     std::cout << simulate::ReportHtml(report);
+  } else if (output == "json" || output == "yaml") {
+    PrintDocument(simulate::ReportJson(report),
+                  output == "yaml" ? OutputFormat::kYaml : OutputFormat::kJson);
   } else {
     PrintSimulateTable(report);
   }
@@ -180,9 +183,8 @@ void InstallSimulate(CLI::App& root, CommandContext& context) {
   cmd->add_option("--ns-per-combination", flags->ns_per_combination,
                   "cost of one combination of kubelet's merge, nanoseconds")
       ->capture_default_str();
-  cmd->add_option("-o,--output", flags->output, "output format")
-      ->check(CLI::IsMember({"table", "json", "html"}))
-      ->capture_default_str();
+  cmd->add_option("-o,--output", flags->output, "output format (default: the global --output)")
+      ->check(CLI::IsMember({"table", "json", "yaml", "html"}));
   cmd->callback([flags, &context] {
     context.action = [flags, &context] { return RunSimulate(*flags, *context.globals); };
   });
