@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 #include "tests/unit/admission/admission_test_util.h"
@@ -120,6 +121,29 @@ TEST(ReportTest, SummaryHasOneColumnPerVariantAndARowPerReason) {
   const nlohmann::json doc = ReportJson(report);
   ASSERT_EQ(doc["variants"].size(), 2u);
   EXPECT_EQ(doc["variants"][1]["rejections"]["TopologyAffinityError"], 2);
+}
+
+TEST(ReportTest, WarnsOfEveryAdmissionKubeletWouldTakeOverTheLimitToDecide) {
+  Report report = TwoVariants();
+  // The combinations of the first best-effort admission, costed so that it takes just over 1 s.
+  const double combinations = report.variants[0].run.decisions[0].combinations;
+  ASSERT_GT(combinations, 1);
+  report.options.ns_per_combination = 1e9 / combinations * 1.01;
+  int expected = 0;
+  for (const VariantResult& v : report.variants) {
+    for (const Decision& d : v.run.decisions) expected += d.combinations >= combinations ? 1 : 0;
+  }
+  const std::vector<std::string> warnings = SlowAdmissionWarnings(report);
+  EXPECT_EQ(static_cast<int>(warnings.size()), expected);
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_THAT(warnings[0], ::testing::StartsWith("policy=best-effort: pod default/pod-p0: "
+                                                 "kubelet's merge would enumerate"));
+  EXPECT_THAT(warnings[0], ::testing::HasSubstr("(about 1.01 s); topologyd admitted it"));
+
+  report.options.ns_per_combination = 1e9 / combinations * 0.99;  // just under: no warning for it
+  for (const std::string& w : SlowAdmissionWarnings(report)) {
+    EXPECT_THAT(w, ::testing::Not(::testing::HasSubstr("pod-p0:")));
+  }
 }
 
 TEST(ReportTest, BytesForPeople) {
