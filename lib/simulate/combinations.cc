@@ -9,8 +9,9 @@
 namespace topologyd::simulate {
 namespace {
 
-// Above this many subsets (2^22) to look at, a list is counted by its lower bound.
-constexpr uint64_t kMaxCountingWork = uint64_t{1} << 22;
+// Above this many subsets (2^16) to look at, a list is counted by its lower bound: counting
+// must stay far cheaper than the admission it describes.
+constexpr uint64_t kMaxCountingWork = uint64_t{1} << 16;
 
 double CountSupersetsOfLarger(uint64_t universe, const std::vector<uint64_t>& minimal);
 
@@ -37,7 +38,7 @@ double CountSupersetsOfLarger(uint64_t universe, const std::vector<uint64_t>& mi
   const size_t k = minimal.size();
   if (k == 0) return 0;
   // The cheaper of two exact counts, when one is cheap enough.
-  if (k <= 22 && (uint64_t{1} << k) <= kMaxCountingWork && static_cast<int>(k) <= n) {
+  if (k <= 16 && (uint64_t{1} << k) <= kMaxCountingWork && static_cast<int>(k) <= n) {
     // Inclusion-exclusion over the subsets of the minimal masks: the supersets of a union U
     // number 2^(n - |U|).
     double total = 0;

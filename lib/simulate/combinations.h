@@ -15,7 +15,7 @@ namespace topologyd::simulate {
 // expansion), filtered as kubelet filters it: a missing list counts 1 (kubelet substitutes
 // {any, preferred}), an empty one 1 ({any, not preferred}); under single-numa-node only the
 // preferred hints of one node or of any node are kept. Counts past 2^53 lose precision, and
-// an upward-closed list whose expansion cannot be counted cheaply (more than 2^22 subsets to
+// an upward-closed list whose expansion cannot be counted cheaply (more than 2^16 subsets to
 // look at) is counted as a lower bound: the supersets of its narrowest entry.
 double KubeletListLength(const hints::HintList& list, hints::Policy policy);
 

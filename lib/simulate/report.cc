@@ -232,6 +232,7 @@ th:first-child, td:first-child { text-align: left; }
 .exclusive { background: #3572b0; } .reserved { background: #999; } .memory { background: #5a9e4b; }
 .numa td { border: none; padding: 0.15em 0.5em; }
 .legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle; }
+.summary td:first-child { white-space: pre; }
 .warning { color: #a33; }
 )";
 
