@@ -160,9 +160,9 @@ EndState MeasureEnd(const admission::NodePolicy& node, const ledger::Ledger& led
   for (const ledger::NumaUsage& u : ledger.PerNuma()) {
     NumaOccupancy o;
     o.numa_id = u.numa_id;
-    o.cpus = u.cpus.Size();
-    o.exclusive_cpus = u.exclusive_cpus.Size();
-    o.reserved_cpus = u.reserved_cpus.Size();
+    o.cpus = u.cpus;
+    o.exclusive_cpus = u.exclusive_cpus;
+    o.reserved_cpus = u.reserved_cpus;
     o.memory_used = u.memory_used;
     if (node.memory_static) {
       auto n = node.empty_state.memory.machine_state.find(u.numa_id);

@@ -67,9 +67,9 @@ struct FreeAmount {
 // One NUMA node at the end, for the occupancy bars.
 struct NumaOccupancy {
   int numa_id = 0;
-  int cpus = 0;
-  int exclusive_cpus = 0;
-  int reserved_cpus = 0;
+  CpuSet cpus;                                         // the node's CPUs; empty for a CPU-less node
+  CpuSet exclusive_cpus;                               // of those, held exclusively by a container
+  CpuSet reserved_cpus;                                // of those, reserved
   std::map<std::string, uint64_t> memory_allocatable;  // memoryManagerPolicy Static only
   std::map<std::string, uint64_t> memory_used;
 };

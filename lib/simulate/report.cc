@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace topologyd::simulate {
 namespace {
@@ -180,9 +181,9 @@ nlohmann::json ReportJson(const Report& report) {
     j["numa"] = nlohmann::json::array();
     for (const NumaOccupancy& n : r.end.numa) {
       j["numa"].push_back({{"id", n.numa_id},
-                           {"cpus", n.cpus},
-                           {"exclusive_cpus", n.exclusive_cpus},
-                           {"reserved_cpus", n.reserved_cpus},
+                           {"cpus", n.cpus.Size()},
+                           {"exclusive_cpus", n.exclusive_cpus.Size()},
+                           {"reserved_cpus", n.reserved_cpus.Size()},
                            {"memory_allocatable", n.memory_allocatable},
                            {"memory_used", n.memory_used}});
     }
@@ -231,44 +232,83 @@ th:first-child, td:first-child { text-align: left; }
 .bar span { display: block; height: 100%; }
 .exclusive { background: #3572b0; } .reserved { background: #999; } .memory { background: #5a9e4b; }
 .numa td { border: none; padding: 0.15em 0.5em; }
+.cpus { display: flex; flex-wrap: wrap; width: 24em; }
+.cpu { display: block; width: 0.55em; height: 1em; margin: 0 1px 1px 0; }
+.free { background: #ddd; }
+.pods td { text-align: left; }
 .legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle; }
 .summary td:first-child { white-space: pre; }
 .warning { color: #a33; }
 )";
 
-std::string Bar(double first, const char* first_class, double second, const char* second_class,
-                const std::string& title) {
-  auto span = [](double fraction, const char* cls) {
-    return fraction <= 0 ? std::string()
-                         : fmt::format("<span class=\"{}\" style=\"width:{:.2f}%\"></span>", cls,
-                                       100.0 * fraction);
-  };
-  return fmt::format("<div class=\"bar\" title=\"{}\">{}{}</div>", Escape(title),
-                     span(second, second_class), span(first, first_class));
+std::string Bar(double fraction, const char* cls, const std::string& title) {
+  const std::string fill = fraction <= 0
+                               ? std::string()
+                               : fmt::format("<span class=\"{}\" style=\"width:{:.2f}%\"></span>",
+                                             cls, 100.0 * std::min(fraction, 1.0));
+  return fmt::format("<div class=\"bar\" title=\"{}\">{}</div>", Escape(title), fill);
+}
+
+// One cell per CPU of the node, coloured by what holds it: the bar of the node.
+std::string CpuCells(const NumaOccupancy& n) {
+  if (n.cpus.IsEmpty()) return "<div class=\"cpus\">no CPUs</div>";
+  std::string out = "<div class=\"cpus\">";
+  for (int id : n.cpus.ToVector()) {
+    const char* state = n.exclusive_cpus.Contains(id)  ? "exclusive"
+                        : n.reserved_cpus.Contains(id) ? "reserved"
+                                                       : "free";
+    out += fmt::format("<span class=\"cpu {}\" title=\"CPU {}: {}\"></span>", state, id, state);
+  }
+  return out + "</div>";
 }
 
 std::string OccupancySection(const VariantResult& v) {
   std::string out =
       fmt::format("<section class=\"variant\"><h3>{}</h3>\n<table class=\"numa\">", Escape(v.name));
   for (const NumaOccupancy& n : v.run.end.numa) {
-    const double cpus = n.cpus > 0 ? n.cpus : 1;
     out += fmt::format("<tr><td>NUMA {}</td><td>{}</td><td>{} of {} CPUs exclusive</td>", n.numa_id,
-                       Bar(n.exclusive_cpus / cpus, "exclusive", n.reserved_cpus / cpus, "reserved",
-                           fmt::format("{} exclusive, {} reserved, {} CPUs", n.exclusive_cpus,
-                                       n.reserved_cpus, n.cpus)),
-                       n.exclusive_cpus, n.cpus);
+                       CpuCells(n), n.exclusive_cpus.Size(), n.cpus.Size());
     auto mem = n.memory_allocatable.find("memory");
     if (mem != n.memory_allocatable.end() && mem->second > 0) {
       auto used = n.memory_used.find("memory");
       const uint64_t held = used == n.memory_used.end() ? 0 : used->second;
       out += fmt::format("<td>{}</td><td>{} of {} memory</td>",
                          Bar(static_cast<double>(held) / static_cast<double>(mem->second), "memory",
-                             0, "reserved", Bytes(held) + " of " + Bytes(mem->second)),
+                             Bytes(held) + " of " + Bytes(mem->second)),
                          Bytes(held), Bytes(mem->second));
     }
     out += "</tr>\n";
   }
   return out + "</table></section>\n";
+}
+
+std::string ContainersText(const Decision& d) {
+  std::string out;
+  for (const state::ContainerRecord& c : d.containers) {
+    out += out.empty() ? "" : "; ";
+    out += c.name + ": " + (c.exclusive ? "CPUs " + c.cpus.ToString() : "shared pool");
+    std::vector<int> nodes = state::MemoryNodes(c);
+    if (!c.numa_affinity.empty()) out += fmt::format(", NUMA {}", fmt::join(c.numa_affinity, ","));
+    if (!nodes.empty()) out += fmt::format(", memory on {}", fmt::join(nodes, ","));
+    for (const auto& [resource, ids] : c.devices) {
+      out += fmt::format(", {} {}", resource, fmt::join(ids, ","));
+    }
+  }
+  return out;
+}
+
+// Every pod's decision, one row each, folded away: long workloads make long tables.
+std::string DecisionsSection(const VariantResult& v) {
+  std::string out = fmt::format(
+      "<details><summary>{}: {} pods</summary>\n<table class=\"pods\"><tr><th>pod</th>"
+      "<th>decision</th><th>what it holds, or why not</th></tr>\n",
+      Escape(v.name), v.run.decisions.size());
+  for (const Decision& d : v.run.decisions) {
+    out += fmt::format("<tr class=\"pod\"><td>{}</td><td>{}</td><td>{}</td></tr>\n", Escape(d.name),
+                       d.admitted ? "admitted" : Escape(d.reason),
+                       Escape(d.admitted ? ContainersText(d) : d.message));
+  }
+  return out + "</table></details>\n";
 }
 
 }  // namespace
@@ -298,8 +338,9 @@ std::string ReportHtml(const Report& report) {
 
   out +=
       "<h2>Occupancy per NUMA node at the end</h2>\n<p class=\"legend\">"
-      "<span class=\"exclusive\"></span> exclusive CPUs &nbsp; <span class=\"reserved\"></span> "
-      "reserved CPUs &nbsp; <span class=\"memory\"></span> memory held by containers</p>\n";
+      "<span class=\"exclusive\"></span> exclusive CPU &nbsp; <span class=\"reserved\"></span> "
+      "reserved CPU &nbsp; <span class=\"free\"></span> free CPU &nbsp; "
+      "<span class=\"memory\"></span> memory held by containers</p>\n";
   for (const VariantResult& v : report.variants) out += OccupancySection(v);
 
   out += "<h2>Rejection reasons</h2>\n";
@@ -323,6 +364,9 @@ std::string ReportHtml(const Report& report) {
     out += "</table>\n";
   }
   if (!any) out += "<p>No pod was rejected.</p>\n";
+
+  out += "<h2>Every pod</h2>\n";
+  for (const VariantResult& v : report.variants) out += DecisionsSection(v);
 
   const std::vector<std::string> warnings = SlowAdmissionWarnings(report);
   out += fmt::format(

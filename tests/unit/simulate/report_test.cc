@@ -1,5 +1,6 @@
 // The HTML report parses (Debian's Python html.parser, with a check that every tag closes)
-// and holds one summary column and one occupancy section per variant; it fetches nothing.
+// and holds, per variant, one summary column, one occupancy section, one cell per CPU and one
+// row per pod; it fetches nothing.
 #include "lib/simulate/report.h"
 
 #include <unistd.h>
@@ -21,8 +22,8 @@ using namespace ::topologyd::admission::testing;  // NOLINT
 
 constexpr char kPython[] = "/usr/bin/python3";
 
-// Counts <th class="variant"> and <section class="variant">; fails on a tag closed out of
-// order or left open (void elements aside).
+// Counts <th class="variant">, <section class="variant">, <span class="cpu ..."> and
+// <tr class="pod">; fails on a tag closed out of order or left open (void elements aside).
 constexpr char kChecker[] = R"(
 import sys
 from html.parser import HTMLParser
@@ -30,11 +31,14 @@ VOID = {"meta", "br", "hr", "img", "input", "link"}
 class Check(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.stack, self.columns, self.sections = [], 0, 0
+        self.stack, self.columns, self.sections, self.cpus, self.pods = [], 0, 0, 0, 0
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "th" and a.get("class") == "variant": self.columns += 1
-        if tag == "section" and a.get("class") == "variant": self.sections += 1
+        cls = (a.get("class") or "").split()
+        if tag == "th" and cls == ["variant"]: self.columns += 1
+        if tag == "section" and cls == ["variant"]: self.sections += 1
+        if tag == "span" and cls[:1] == ["cpu"]: self.cpus += 1
+        if tag == "tr" and cls == ["pod"]: self.pods += 1
         if tag not in VOID: self.stack.append(tag)
     def handle_endtag(self, tag):
         if not self.stack or self.stack.pop() != tag: sys.exit("unbalanced </%s>" % tag)
@@ -42,7 +46,7 @@ c = Check()
 c.feed(open(sys.argv[1]).read())
 c.close()
 if c.stack: sys.exit("unclosed: %s" % c.stack)
-print(c.columns, c.sections)
+print(c.columns, c.sections, c.cpus, c.pods)
 )";
 
 std::string RunChecker(const std::string& html) {
@@ -91,11 +95,12 @@ Report TwoVariants() {
   return report;
 }
 
-TEST(ReportTest, HtmlParsesWithOneColumnAndOneSectionPerVariant) {
+TEST(ReportTest, HtmlParsesWithAColumnASectionCpusAndPodsPerVariant) {
   if (access(kPython, X_OK) != 0) GTEST_SKIP() << kPython << " is not installed";
   const Report report = TwoVariants();
   const std::string html = ReportHtml(report);
-  EXPECT_EQ(RunChecker(html), "2 2\n");
+  // 2 variants x (16 CPUs, 4 pods).
+  EXPECT_EQ(RunChecker(html), "2 2 32 8\n");
   // Self-contained: nothing to fetch.
   EXPECT_EQ(html.find("http"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);

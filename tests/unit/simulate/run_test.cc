@@ -55,9 +55,9 @@ TEST(RunTest, SingleNumaNodeCountsRejectionsFreeAndStrandedCpus) {
   EXPECT_EQ(cpu->unit, 2u);      // sizes 7, 2, 2, 5
   EXPECT_EQ(cpu->stranded, 1u);  // the one on node 1
   ASSERT_EQ(r->end.numa.size(), 2u);
-  EXPECT_EQ(r->end.numa[0].exclusive_cpus, 4);
-  EXPECT_EQ(r->end.numa[1].exclusive_cpus, 7);
-  EXPECT_EQ(r->end.numa[0].reserved_cpus, 2);
+  EXPECT_EQ(r->end.numa[0].exclusive_cpus.Size(), 4);
+  EXPECT_EQ(r->end.numa[1].exclusive_cpus.Size(), 7);
+  EXPECT_EQ(r->end.numa[0].reserved_cpus, *CpuSet::Parse("0-1"));
   // Memory: everything allocatable less the three admitted pods' 1 GiB.
   const admission::NodePolicy node = *Policy("single-numa-node");
   uint64_t allocatable = 0;
