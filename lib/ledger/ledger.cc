@@ -100,6 +100,7 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
   outcome.policy = result.explanation.policy;
   outcome.scope = result.explanation.scope;
   outcome.counts = result.counts;
+  outcome.explanation = std::move(result.explanation);
   if (!result.admitted) {
     outcome.reason = std::move(result.reason);
     outcome.message = std::move(result.message);

@@ -46,6 +46,9 @@ struct AdmitOutcome {
   hints::Policy policy = hints::Policy::kNone;
   admission::Scope scope = admission::Scope::kContainer;
   admission::ManagerCounts counts;
+  // The merges this decision made (empty when answered from what the pod holds): what
+  // `topoctl simulate` counts kubelet's work from, without deciding twice.
+  admission::Explanation explanation;
 };
 
 // A release of one container that holds only while the container is bound as given.
