@@ -22,10 +22,10 @@
 
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
+#include "lib/config/listen_address.h"
 #include "lib/config/placement_config.h"
 #include "lib/config/pod_resources_config.h"
 #include "lib/config/socket_keys.h"
-#include "lib/config/listen_address.h"
 #include "lib/config/yaml_documents.h"
 #include "lib/config/yaml_map_reader.h"
 #include "lib/pod/names.h"
@@ -246,11 +246,9 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
   });
   r.Nested("nrt", [&](MapReader& n) {
     n.Path("file", &c->nrt.file);
-    if (!c->nrt.file.empty() && c->nrt.file.front() != '/') {
-      n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must be an absolute path");
-    } else if (!c->nrt.file.empty() &&
-               std::filesystem::path(c->nrt.file).parent_path().lexically_normal() ==
-                   std::filesystem::path(ResolvePath(base, c->state_dir)).lexically_normal()) {
+    if (!c->nrt.file.empty() &&
+        std::filesystem::path(ResolvePath(base, c->nrt.file)).parent_path().lexically_normal() ==
+            std::filesystem::path(ResolvePath(base, c->state_dir)).lexically_normal()) {
       // The state directory is the checkpoint's; a file there could replace it.
       n.problems()->Add(n.Get("file"), n.KeyPath("file"), "must not be in stateDir");
     }
@@ -362,6 +360,7 @@ void ResolveRelativePaths(const std::filesystem::path& base, Config* c) {
   if (c->pod_resources) {
     c->pod_resources->listen = "unix://" + ResolvePath(base, c->pod_resources->SocketPath());
   }
+  if (!c->nrt.file.empty()) resolve(&c->nrt.file);
 }
 
 absl::Status ReadError(int err, const std::string& path) {

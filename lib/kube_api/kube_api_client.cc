@@ -7,7 +7,6 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -21,6 +20,7 @@
 #include "lib/common/quote.h"
 #include "lib/common/status_macros.h"
 #include "lib/config/yaml_documents.h"
+#include "lib/curl_easy/curl_easy.h"
 #include "lib/pod/pod_manifest.h"
 
 namespace topologyd::kube_api {
@@ -192,34 +192,6 @@ absl::StatusOr<KubeApiConfig> ConfigFromKubeconfig(const Kubeconfig& kc) {
 
 // --- HTTP ---
 
-void GlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct CurlDeleter {
-  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-
-struct Body {
-  std::string text;
-  bool too_large = false;
-};
-
-size_t WriteBody(char* data, size_t size, size_t count, void* user) {
-  auto* body = static_cast<Body*>(user);
-  const size_t n = size * count;
-  if (body->text.size() + n > kMaxBodyBytes) {
-    body->too_large = true;
-    return 0;  // makes curl stop with CURLE_WRITE_ERROR
-  }
-  body->text.append(data, n);
-  return n;
-}
-
 // RFC 3986 percent-encoding of one path segment.
 std::string EscapeSegment(std::string_view segment) {
   std::string out;
@@ -239,9 +211,7 @@ struct Response {
 };
 
 absl::StatusOr<Response> HttpGet(const KubeApiConfig& config, const std::string& url) {
-  GlobalInitOnce();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  if (!curl) return absl::ResourceExhaustedError("cannot create a curl handle");
+  TOPOLOGYD_ASSIGN_OR_RETURN(curl_easy::Handle curl, curl_easy::NewHandle());
   CURL* h = curl.get();
 
   std::string token = config.token;
@@ -250,27 +220,15 @@ absl::StatusOr<Response> HttpGet(const KubeApiConfig& config, const std::string&
     if (!read.ok()) return absl::UnavailableError(std::string(read.status().message()));
     token = *std::move(read);
   }
-  std::unique_ptr<curl_slist, SlistDeleter> headers(
-      curl_slist_append(nullptr, "Accept: application/json"));
-  if (!token.empty()) {
-    headers.reset(curl_slist_append(headers.release(),
-                                    fmt::format("Authorization: Bearer {}", token).c_str()));
-  }
+  curl_easy::Headers headers(curl_slist_append(nullptr, "Accept: application/json"));
+  if (!token.empty()) curl_easy::AppendHeader(headers, "Authorization: Bearer " + token);
   if (!headers) return absl::ResourceExhaustedError("cannot build the request headers");
 
   char error[CURL_ERROR_SIZE] = {};
-  Body body;
-  const long timeout_ms = static_cast<long>(absl::ToInt64Milliseconds(config.timeout));
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads are safe
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "topologyd");
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+  curl_easy::ResponseBody body(kMaxBodyBytes);
+  curl_easy::SetCommonOptions(h, url,
+                              std::chrono::milliseconds(absl::ToInt64Milliseconds(config.timeout)),
+                              error, headers.get(), &body);
 
   // The blobs are copied by curl (CURL_BLOB_COPY), so the config's strings need not outlive
   // the handle.

@@ -12,10 +12,10 @@
 #include "fmt/format.h"
 
 #include "lib/common/absl_fmt.h"
+#include "lib/json_yaml/json_yaml.h"
 #include "lib/nrt/node_name.h"
 #include "lib/nrt/node_resource_topology.h"
 #include "lib/nrt/nrt_json.h"
-#include "lib/nrt/nrt_yaml.h"
 
 namespace topologyd::nrt {
 namespace {
@@ -163,7 +163,8 @@ absl::Status NrtFilePublisher::WriteNow(const engine::DurableAllocations& alloca
   std::shared_ptr<const admission::NodePolicy> policy = options_.engine->policy();
   const std::string name = NodeName(options_.engine->config()->nrt.node_name);
   const nlohmann::json doc = ToJson(BuildNodeResourceTopology(*policy, allocations->state, name));
-  const std::string text = EndsWith(options_.path, ".json") ? doc.dump(2) + "\n" : YamlText(doc);
+  const std::string text =
+      EndsWith(options_.path, ".json") ? doc.dump(2) + "\n" : YamlText(doc) + "\n";
   return WriteFileAtomically(options_.path, text);
 }
 

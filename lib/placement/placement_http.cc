@@ -3,45 +3,19 @@
 #include <curl/curl.h>
 
 #include <memory>
-#include <mutex>
 #include <random>
 #include <thread>
 
 #include "fmt/format.h"
+
+#include "lib/common/status_macros.h"
+#include "lib/curl_easy/curl_easy.h"
 
 namespace topologyd::placement {
 namespace {
 
 // Placement's answers for one node's tree are a few KiB; this only bounds a broken server.
 constexpr size_t kMaxBodyBytes = 16 * 1024 * 1024;
-
-void GlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct CurlDeleter {
-  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-
-struct Body {
-  std::string text;
-  bool too_large = false;
-};
-
-size_t WriteBody(char* data, size_t size, size_t count, void* user) {
-  auto* body = static_cast<Body*>(user);
-  const size_t n = size * count;
-  if (body->text.size() + n > kMaxBodyBytes) {
-    body->too_large = true;
-    return 0;  // makes curl stop with CURLE_WRITE_ERROR
-  }
-  body->text.append(data, n);
-  return n;
-}
 
 // libcurl calls it during the transfer, at least about once a second while nothing moves;
 // non-zero aborts the transfer.
@@ -63,16 +37,11 @@ absl::StatusOr<CurlPlacementTransport> CurlPlacementTransport::Create(HttpEndpoi
 
 absl::StatusOr<HttpResponse> CurlPlacementTransport::Send(const HttpRequest& request,
                                                           const std::string& microversion) {
-  GlobalInitOnce();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  if (!curl) return absl::ResourceExhaustedError("cannot create a curl handle");
+  TOPOLOGYD_ASSIGN_OR_RETURN(curl_easy::Handle curl, curl_easy::NewHandle());
   CURL* h = curl.get();
 
-  std::unique_ptr<curl_slist, SlistDeleter> headers(
-      curl_slist_append(nullptr, "Accept: application/json"));
-  const auto add = [&headers](const std::string& line) {
-    if (headers) headers.reset(curl_slist_append(headers.release(), line.c_str()));
-  };
+  curl_easy::Headers headers(curl_slist_append(nullptr, "Accept: application/json"));
+  const auto add = [&headers](const std::string& line) { curl_easy::AppendHeader(headers, line); };
   if (!microversion.empty()) add("OpenStack-API-Version: placement " + microversion);
   if (!endpoint_.token.empty()) add("X-Auth-Token: " + endpoint_.token);
   std::string payload;
@@ -84,18 +53,8 @@ absl::StatusOr<HttpResponse> CurlPlacementTransport::Send(const HttpRequest& req
 
   const std::string url = endpoint_.url + request.path;
   char error[CURL_ERROR_SIZE] = {};
-  Body body;
-  const long timeout_ms = static_cast<long>(endpoint_.timeout.count());
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads are safe
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "topologyd");
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+  curl_easy::ResponseBody body(kMaxBodyBytes);
+  curl_easy::SetCommonOptions(h, url, endpoint_.timeout, error, headers.get(), &body);
   curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   if (request.body.has_value()) {
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload.c_str());

@@ -12,10 +12,10 @@
 
 #include "lib/config/config_loader.h"
 #include "lib/config/node_policy_config.h"
+#include "lib/json_yaml/json_yaml.h"
 #include "lib/nrt/node_name.h"
 #include "lib/nrt/node_resource_topology.h"
 #include "lib/nrt/nrt_json.h"
-#include "lib/nrt/nrt_yaml.h"
 #include "lib/pod/names.h"
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
@@ -99,7 +99,7 @@ int RunNrt(const NrtOptions& options, const GlobalOptions& g) {
   if (g.format() == OutputFormat::kJson) {
     std::cout << JsonText(*doc, 2) << "\n";
   } else {
-    std::cout << topologyd::nrt::YamlText(*doc);
+    std::cout << topologyd::YamlText(*doc) << "\n";
   }
   return kExitOk;
 }

@@ -3,34 +3,9 @@
 #include <algorithm>
 #include <iostream>
 
-#include "yaml-cpp/yaml.h"
+#include "lib/json_yaml/json_yaml.h"
 
 namespace topoctl {
-namespace {
-
-void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
-  if (j.is_object()) {
-    out << YAML::BeginMap;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      out << YAML::Key << it.key() << YAML::Value;
-      EmitYaml(it.value(), out);
-    }
-    out << YAML::EndMap;
-  } else if (j.is_array()) {
-    out << YAML::BeginSeq;
-    for (const auto& item : j) EmitYaml(item, out);
-    out << YAML::EndSeq;
-  } else if (j.is_string()) {
-    // Quote strings so CPU lists like "0-3" or "" stay strings when read back.
-    out << YAML::DoubleQuoted << j.get<std::string>();
-  } else if (j.is_null()) {
-    out << YAML::Null;
-  } else {
-    out << JsonText(j);
-  }
-}
-
-}  // namespace
 
 OutputFormat GlobalOptions::format() const {
   if (output == "json") return OutputFormat::kJson;
@@ -44,9 +19,7 @@ std::string JsonText(const nlohmann::json& j, int indent) {
 
 std::string RenderDocument(const nlohmann::json& doc, OutputFormat format) {
   if (format == OutputFormat::kYaml) {
-    YAML::Emitter out;
-    EmitYaml(doc, out);
-    return out.c_str();
+    return topologyd::YamlText(doc);
   }
   return JsonText(doc, 2);
 }

@@ -128,7 +128,7 @@ TEST(ConfigLoaderTest, FeatureGatesTakeKubeletsNamesAndNoOthers) {
               HasSubstr("f.yaml:1: featureGates.MemoryQoS: unknown key"));
 }
 
-TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAnAbsoluteFile) {
+TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAFileOutsideStateDir) {
   auto defaults = ParseConfig("", "n.yaml");
   ASSERT_TRUE(defaults.ok());
   EXPECT_EQ(defaults->nrt.file, "");
@@ -137,7 +137,10 @@ TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAnAbsoluteFile) {
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_EQ(set->nrt.file, "/run/topologyd/nrt.yaml");
   EXPECT_EQ(set->nrt.node_name, "worker-7");
-  EXPECT_THAT(ErrorOf("nrt: {file: nrt.yaml}\n"), HasSubstr("nrt.file: must be an absolute path"));
+  // Relative, like every path of the file: from the file's directory (LoadConfigFile).
+  EXPECT_TRUE(ParseConfig("nrt: {file: ../run/nrt.yaml}\n", "n.yaml").ok());
+  EXPECT_THAT(ErrorOf("stateDir: state\nnrt: {file: state/nrt.yaml}\n"),
+              HasSubstr("nrt.file: must not be in stateDir"));
   EXPECT_THAT(ErrorOf("nrt: {file: \"\"}\n"), HasSubstr("nrt.file: must not be empty"));
   EXPECT_THAT(ErrorOf("nrt: {path: /x}\n"), HasSubstr("nrt.path: unknown key"));
   EXPECT_THAT(ErrorOf("stateDir: /var/lib/t\nnrt: {file: /var/lib/t/state.json}\n"),
@@ -520,6 +523,14 @@ TEST_F(ConfigFileTest, SocketPathLengthIsCheckedAfterResolvingRelativePaths) {
   config = LoadConfigFile(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->SocketPath(), (dir_ / "s.sock").string());
+}
+
+TEST_F(ConfigFileTest, NrtFileIsTakenFromTheFilesDirectory) {
+  const std::string path = (dir_ / "c.yaml").string();
+  std::ofstream(path) << "nrt: {file: out/nrt.yaml}\n";
+  auto config = LoadConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->nrt.file, (dir_ / "out" / "nrt.yaml").string());
 }
 
 TEST(ConfigLoaderTest, ShippedConfigsLoad) {

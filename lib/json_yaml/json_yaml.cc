@@ -1,8 +1,8 @@
-#include "lib/nrt/nrt_yaml.h"
+#include "lib/json_yaml/json_yaml.h"
 
 #include "yaml-cpp/yaml.h"
 
-namespace topologyd::nrt {
+namespace topologyd {
 namespace {
 
 void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
@@ -22,7 +22,7 @@ void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
   } else if (j.is_null()) {
     out << YAML::Null;
   } else {
-    out << j.dump();
+    out << j.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
   }
 }
 
@@ -31,7 +31,7 @@ void EmitYaml(const nlohmann::json& j, YAML::Emitter& out) {
 std::string YamlText(const nlohmann::json& doc) {
   YAML::Emitter out;
   EmitYaml(doc, out);
-  return std::string(out.c_str()) + "\n";
+  return out.c_str();
 }
 
-}  // namespace topologyd::nrt
+}  // namespace topologyd
