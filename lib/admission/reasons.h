@@ -31,4 +31,17 @@ inline constexpr std::string_view kInvalidTopologyPolicyAnnotation =
 inline constexpr std::string_view kPolicyAnnotation = "topologyd.io/topology-policy";
 inline constexpr std::string_view kScopeAnnotation = "topologyd.io/topology-scope";
 
+// topologyd only: a pod that asks to be split over N NUMA nodes (the annotations below;
+// docs/admission.md, "Pods split over N NUMA nodes") with annotations that do not add up, or
+// that no N nodes of this machine can hold. The message names the annotation, or each NUMA
+// node and what it lacked.
+inline constexpr std::string_view kNumaSplitError = "NUMASplitError";
+
+// The split annotations, honoured on every node (they change nothing for pods without them).
+inline constexpr std::string_view kNumaNodesAnnotation = "topologyd.io/numa-nodes";
+inline constexpr std::string_view kNumaPlacementAnnotation = "topologyd.io/numa-placement";
+// Followed by the cell index: topologyd.io/numa-cpus.0, topologyd.io/numa-mem.1, ...
+inline constexpr std::string_view kNumaCpusAnnotationPrefix = "topologyd.io/numa-cpus.";
+inline constexpr std::string_view kNumaMemAnnotationPrefix = "topologyd.io/numa-mem.";
+
 }  // namespace topologyd::admission
