@@ -1,7 +1,7 @@
 // The reason strings an admission rejection carries. They are kubelet's where kubelet has one
 // (pkg/kubelet/cm/topologymanager and the CPU manager's SMTAlignmentError), so that tooling
-// written against kubelet's pod status keeps working; topologyd adds one of its own for the
-// per-pod policy annotations kubelet does not have.
+// written against kubelet's pod status keeps working; topologyd adds its own for the per-pod
+// annotations kubelet does not have (policy override, NUMA split).
 #pragma once
 
 #include <string_view>

@@ -265,6 +265,9 @@ TEST(NumaSplitTest, Rejections) {
                  empty, "names NUMA node 5, which this machine lacks");
   ExpectRejected(admit({{"topologyd.io/numa-nodes", "2"}, {"topologyd.io/numa-placement", "0"}}),
                  empty, "names 1 NUMA nodes, but topologyd.io/numa-nodes is \"2\"");
+  ExpectRejected(admit({{"topologyd.io/numa-nodes", "2"}},
+                       {Ctr("vm", {{"cpu", "8"}, {"memory", "8Gi"}, {"hugepages-1Gi", "2Gi"}})}),
+                 empty, "container \"vm\" asks for hugepages-1Gi: huge pages are not split");
   // Not Guaranteed: nothing exclusive to split.
   pod::Container burstable = Guest("vm", 8, "8Gi");
   burstable.limits.erase("memory");
