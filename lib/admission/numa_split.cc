@@ -170,6 +170,13 @@ class SplitRun {
       }
       input.nodes.push_back(std::move(offer));
     }
+    for (NodeOffer& offer : input.nodes) {
+      for (int id : offer.group) {
+        for (const NodeOffer& member : input.nodes) {
+          if (member.id == id) offer.group_free_memory += member.free_memory;
+        }
+      }
+    }
     input.distances = node_.distances;
     input.check_cpus = node_.cpu.has_value();
     input.check_memory = node_.memory_static;

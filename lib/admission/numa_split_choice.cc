@@ -18,8 +18,20 @@ class Chooser {
     const NodeOffer& n = in_.nodes[p];
     const CellNeed& need = in_.cells[c];
     if (in_.check_cpus && n.free_cpus < need.cpus) return false;
-    if (in_.check_memory && n.free_memory < need.memory) return false;
+    if (in_.check_memory && MemoryFree(n) < need.memory) return false;
     return true;
+  }
+
+  uint64_t MemoryFree(const NodeOffer& n) const {
+    return n.group.empty() ? n.free_memory : n.group_free_memory;
+  }
+
+  // A set that joins a group (GroupAllows: it is the group) fits the group's pool in all.
+  bool PoolHolds(const std::vector<int>& set) const {
+    if (!in_.check_memory || set.empty() || in_.nodes[set[0]].group.empty()) return true;
+    uint64_t need = 0;
+    for (const CellNeed& c : in_.cells) need += c.memory;
+    return need <= in_.nodes[set[0]].group_free_memory;
   }
 
   // The group rule applies to pods over two or more nodes whose memory is pinned.
@@ -84,7 +96,7 @@ class Chooser {
 
   // Keeps `set` if it beats the best so far: smaller cost, then lower ids.
   void Consider(const std::vector<int>& set) {
-    if (!GroupAllows(set)) return;
+    if (!GroupAllows(set) || !PoolHolds(set)) return;
     std::optional<std::vector<int>> match = Match(set);
     if (!match.has_value()) return;
     const double cost = Cost(set);
@@ -183,7 +195,8 @@ std::string Offer(const NodeOffer& n, const SplitChoiceInput& in, bool group_rul
   if (in.check_memory) parts.push_back(fmt::format("{} free memory", BytesText(n.free_memory)));
   if (group_rule && n.single_node_blocks) parts.push_back("memory pinned to it alone");
   if (group_rule && !n.group.empty()) {
-    parts.push_back(fmt::format("in the memory group [{}]", fmt::join(n.group, ",")));
+    parts.push_back(fmt::format("in the memory group [{}] with {} free", fmt::join(n.group, ","),
+                                BytesText(n.group_free_memory)));
   }
   return fmt::format("NUMA node {}: {}", n.id, fmt::join(parts, ", "));
 }
@@ -217,7 +230,7 @@ absl::StatusOr<std::vector<int>> CheckNamed(const SplitChoiceInput& in, const Ch
       lacks.push_back(fmt::format("NUMA node {}: {} free exclusive CPUs, cell {} needs {}", n.id,
                                   n.free_cpus, c, need.cpus));
     }
-    if (in.check_memory && n.free_memory < need.memory) {
+    if (in.check_memory && n.group.empty() && n.free_memory < need.memory) {
       lacks.push_back(fmt::format("NUMA node {}: {} free memory, cell {} needs {}", n.id,
                                   BytesText(n.free_memory), c, BytesText(need.memory)));
     }
@@ -231,6 +244,14 @@ absl::StatusOr<std::vector<int>> CheckNamed(const SplitChoiceInput& in, const Ch
           fmt::format("NUMA node {}: its memory is in the group [{}] of other containers, not [{}]",
                       n.id, fmt::join(n.group, ","), fmt::join(ids, ",")));
     }
+  }
+  if (lacks.empty() && !chooser.PoolHolds(sorted)) {
+    const NodeOffer& first = in.nodes[sorted[0]];
+    uint64_t need = 0;
+    for (const CellNeed& c : in.cells) need += c.memory;
+    lacks.push_back(fmt::format(
+        "NUMA node {}: its memory group [{}] has {} free memory, the cells need {}", first.id,
+        fmt::join(first.group, ","), BytesText(first.group_free_memory), BytesText(need)));
   }
   if (!lacks.empty()) {
     return absl::FailedPreconditionError(fmt::format(

@@ -36,6 +36,10 @@ struct NodeOffer {
   // group (`group`: its nodes, empty when none).
   bool single_node_blocks = false;
   std::vector<int> group;
+  // With a group: the free memory of all its nodes. The memory manager accounts a group as
+  // one pool (a block's bytes are booked lowest node first), so a pod joining the group is
+  // checked against the pool, not node by node.
+  uint64_t group_free_memory = 0;
 };
 
 struct SplitChoiceInput {

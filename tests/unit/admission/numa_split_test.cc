@@ -302,6 +302,31 @@ TEST(NumaSplitTest, MemoryGroupRuleNamesTheNode) {
   for (int id : CellNodes(chosen)) EXPECT_NE(id, pinned);
 }
 
+TEST(NumaSplitTest, AGroupIsCheckedAsOnePool) {
+  // Node 0 can give 11Gi, node 1 12Gi. The first guest's 16Gi is booked lowest node first
+  // (11Gi on node 0, 5Gi on node 1): node by node, node 0 has nothing left, but the group
+  // [0,1] still has 7Gi, which a second guest over the same nodes may take.
+  const topology::Topology machine = Machine(MachineSpec{});
+  const NodePolicy node = NodeFor(machine);
+  const AdmissionResult first =
+      MustAdmit(node, node.empty_state,
+                SplitPod("g1", {Guest("vm", 4, "16Gi")}, {{"topologyd.io/numa-nodes", "2"}}));
+  ASSERT_TRUE(first.admitted) << first.message;
+  ASSERT_EQ(first.new_state.memory.machine_state.at(0).memory_map.at("memory").free, 0U);
+  const AdmissionResult second =
+      MustAdmit(node, first.new_state,
+                SplitPod("g2", {Guest("vm", 4, "6Gi")}, {{"topologyd.io/numa-nodes", "2"}}));
+  ASSERT_TRUE(second.admitted) << second.message;
+  EXPECT_THAT(CellNodes(second), ElementsAre(0, 1));
+  // 8Gi more is beyond the pool.
+  ExpectRejected(MustAdmit(node, first.new_state,
+                           SplitPod("g3", {Guest("vm", 4, "8Gi")},
+                                    {{"topologyd.io/numa-nodes", "2"},
+                                     {"topologyd.io/numa-placement", "0,1"}})),
+                 first.new_state,
+                 "NUMA node 0: its memory group [0,1] has 7Gi free memory, the cells need 8Gi");
+}
+
 TEST(NumaSplitTest, InitContainersStayInTheSharedPool) {
   const topology::Topology machine = Machine(MachineSpec{});
   const NodePolicy node = NodeFor(machine);
