@@ -11,7 +11,8 @@
 //     cells; each piece is taken on its cell's node by the CPU manager's own take-by-topology.
 //   - Memory (memoryManagerPolicy Static): each split container's memory is one block over
 //     all the pod's nodes (its cpuset.mems; the guest binds each cell's memory inside them),
-//     under the memory manager's group rule; each node must have its cell's share free.
+//     under the memory manager's group rule; each node must have its cell's share free (a
+//     group the pod joins: the group's pool, the cells' total).
 //   - Devices: allocated as usual, inside the pod's nodes when they can be.
 // Pure; `state` is the admission's working copy (partly updated after a failure).
 #pragma once
