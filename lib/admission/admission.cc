@@ -8,6 +8,8 @@
 #include "fmt/ranges.h"
 
 #include "lib/admission/hint_text.h"
+#include "lib/admission/numa_split.h"
+#include "lib/admission/numa_split_request.h"
 #include "lib/admission/pod_policy.h"
 #include "lib/admission/provider.h"
 #include "lib/admission/reasons.h"
@@ -125,7 +127,13 @@ class Admission {
     result_.explanation.scope = policy.scope;
     result_.explanation.notes = policy.notes;
     std::optional<Failure> failure;
-    if (policy.invalid_annotation_message.has_value()) {
+    if (HasNumaSplitAnnotations(pod_)) {
+      // The split replaces the hint merge: the pod's policy and scope play no part.
+      result_.explanation.policy = node_.policy;
+      result_.explanation.scope = node_.scope;
+      result_.explanation.notes.clear();
+      failure = RunNumaSplit();
+    } else if (policy.invalid_annotation_message.has_value()) {
       failure = Failure{std::string(kInvalidTopologyPolicyAnnotation),
                         *policy.invalid_annotation_message};
     } else if (policy.policy == hints::Policy::kNone) {
@@ -153,6 +161,19 @@ class Admission {
   }
 
  private:
+  std::optional<Failure> RunNumaSplit() {
+    SplitAdmission split = AdmitNumaSplit(node_, state_, pod_, order_, guaranteed_);
+    Explanation& e = result_.explanation;
+    e.notes.insert(e.notes.end(), split.notes.begin(), split.notes.end());
+    e.numa_split = std::move(split.split);
+    if (split.failure.has_value()) {
+      return Failure{std::move(split.failure->first), std::move(split.failure->second)};
+    }
+    const hints::TopologyHint hint{node_.numa.Mask(split.nodes), true};
+    for (const pod::OrderedContainer& c : order_) affinity_[c.spec->name] = hint;
+    return std::nullopt;
+  }
+
   std::optional<Failure> RunNone() {
     for (size_t i = 0; i < order_.size(); ++i) {
       if (auto f = Allocate(i, hints::TopologyHint{})) return f;

@@ -11,6 +11,7 @@
 // means the request could not be processed. Pure functions; thread-compatible values.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,12 +56,30 @@ struct MergeStep {
   friend bool operator==(const MergeStep&, const MergeStep&) = default;
 };
 
+// One guest NUMA cell of a pod split over N NUMA nodes (topologyd.io/numa-nodes; docs/
+// admission.md, "Pods split over N NUMA nodes").
+struct NumaCell {
+  int numa_node = 0;    // OS id
+  int cpus = 0;         // exclusive CPUs the cell asks for
+  uint64_t memory = 0;  // bytes the cell asks for
+  CpuSet cpu_set;       // the CPUs taken on the node (empty without the static CPU policy)
+  friend bool operator==(const NumaCell&, const NumaCell&) = default;
+};
+
+struct NumaSplit {
+  bool placed_by_pod = false;   // the nodes came from topologyd.io/numa-placement
+  std::vector<NumaCell> cells;  // in cell order; filled once the nodes are known
+  friend bool operator==(const NumaSplit&, const NumaSplit&) = default;
+};
+
 struct Explanation {
   hints::Policy policy = hints::Policy::kNone;
   Scope scope = Scope::kContainer;
   std::vector<std::string> notes;  // annotation used / ignored, policy none, ...
   // In the order performed; stops at the rejecting step. Empty under policy none.
   std::vector<MergeStep> merges;
+  // Set for a pod with the NUMA split annotations: the split replaces the merges.
+  std::optional<NumaSplit> numa_split;
   friend bool operator==(const Explanation&, const Explanation&) = default;
 };
 

@@ -94,6 +94,18 @@ nlohmann::json AdmissionResultToJson(const hints::NumaIndex& numa, const Admissi
   }
   doc["hints"] = hints;
   doc["merged"] = merged;
+  // Only for a pod split over NUMA nodes, so other documents keep their shape.
+  if (e.numa_split.has_value()) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const NumaCell& cell : e.numa_split->cells) {
+      cells.push_back(
+          {{"numa_node", cell.numa_node >= 0 ? nlohmann::json(cell.numa_node) : nullptr},
+           {"cpus", cell.cpus},
+           {"memory", cell.memory},
+           {"cpu_set", cell.cpu_set.ToString()}});
+    }
+    doc["numa_split"] = {{"placed_by_pod", e.numa_split->placed_by_pod}, {"cells", cells}};
+  }
   return doc;
 }
 

@@ -1,7 +1,7 @@
 // The reason strings an admission rejection carries. They are kubelet's where kubelet has one
 // (pkg/kubelet/cm/topologymanager and the CPU manager's SMTAlignmentError), so that tooling
-// written against kubelet's pod status keeps working; topologyd adds one of its own for the
-// per-pod policy annotations kubelet does not have.
+// written against kubelet's pod status keeps working; topologyd adds its own for the per-pod
+// annotations kubelet does not have (policy override, NUMA split).
 #pragma once
 
 #include <string_view>
@@ -30,5 +30,18 @@ inline constexpr std::string_view kInvalidTopologyPolicyAnnotation =
 // The per-pod annotations (honoured only with `podPolicyOverride: true`).
 inline constexpr std::string_view kPolicyAnnotation = "topologyd.io/topology-policy";
 inline constexpr std::string_view kScopeAnnotation = "topologyd.io/topology-scope";
+
+// topologyd only: a pod that asks to be split over N NUMA nodes (the annotations below;
+// docs/admission.md, "Pods split over N NUMA nodes") with annotations that do not add up, or
+// that no N nodes of this machine can hold. The message names the annotation, or each NUMA
+// node and what it lacked.
+inline constexpr std::string_view kNumaSplitError = "NUMASplitError";
+
+// The split annotations, honoured on every node (they change nothing for pods without them).
+inline constexpr std::string_view kNumaNodesAnnotation = "topologyd.io/numa-nodes";
+inline constexpr std::string_view kNumaPlacementAnnotation = "topologyd.io/numa-placement";
+// Followed by the cell index: topologyd.io/numa-cpus.0, topologyd.io/numa-mem.1, ...
+inline constexpr std::string_view kNumaCpusAnnotationPrefix = "topologyd.io/numa-cpus.";
+inline constexpr std::string_view kNumaMemAnnotationPrefix = "topologyd.io/numa-mem.";
 
 }  // namespace topologyd::admission

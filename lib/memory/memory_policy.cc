@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 #include "lib/common/status_macros.h"
 #include "lib/hints/numa_index.h"
@@ -786,6 +787,29 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
   UpdatePodReusableMemory(next, pod, c.role, blocks);
   next.assignments[pod.uid][std::string(container_name)] = blocks;
   UpdateInitContainersMemoryBlocks(next, pod, *c.spec, blocks);
+  return state;
+}
+
+absl::StatusOr<MemoryState> PinBlock(MemoryState state, std::string_view pod_uid,
+                                     std::string_view container_name,
+                                     const std::vector<int>& numa_ids, std::string_view type,
+                                     uint64_t size) {
+  uint64_t free = 0;
+  for (int id : numa_ids) {
+    auto node = state.machine_state.find(id);
+    if (node == state.machine_state.end()) continue;
+    if (auto t = node->second.memory_map.find(type); t != node->second.memory_map.end()) {
+      free += t->second.free;
+    }
+  }
+  if (free < size) {
+    return absl::FailedPreconditionError(
+        fmt::format("{} bytes of {} wanted on NUMA nodes [{}], {} free", size, type,
+                    fmt::join(numa_ids, ","), free));
+  }
+  internal::TakeBlock(state, numa_ids, type, size);
+  state.assignments[std::string(pod_uid)][std::string(container_name)].push_back(
+      Block{.numa_affinity = numa_ids, .type = std::string(type), .size = size});
   return state;
 }
 

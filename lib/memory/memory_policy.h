@@ -67,6 +67,16 @@ absl::StatusOr<MemoryState> Allocate(MemoryState state, const pod::Pod& pod,
                                      const pod::OrderedContainer& c, bool guaranteed,
                                      const hints::TopologyHint& affinity);
 
+// Pins `size` bytes of `type` for the container as one more block over `numa_ids` (OS ids,
+// ascending), as kubelet's allocation records a block (its updateMachineState: lowest node
+// first), without hints and without the group rule: for a caller that chose the nodes by its
+// own rules (a pod split over N NUMA nodes, docs/admission.md). FAILED_PRECONDITION when the
+// nodes' free bytes of `type` add up to less than `size`.
+absl::StatusOr<MemoryState> PinBlock(MemoryState state, std::string_view pod_uid,
+                                     std::string_view container_name,
+                                     const std::vector<int>& numa_ids, std::string_view type,
+                                     uint64_t size);
+
 // RemoveContainer: returns the container's bytes and group memberships (no-op when unknown).
 MemoryState RemoveContainer(MemoryState state, std::string_view pod_uid,
                             std::string_view container_name);

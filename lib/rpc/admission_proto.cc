@@ -184,6 +184,17 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
     e->set_policy(std::string(hints::PolicyName(explanation.policy)));
     e->set_scope(std::string(admission::ScopeName(explanation.scope)));
   }
+  if (explanation.numa_split.has_value()) {
+    v1::NumaSplit* split = out->mutable_numa_split();
+    split->set_placed_by_pod(explanation.numa_split->placed_by_pod);
+    for (const admission::NumaCell& cell : explanation.numa_split->cells) {
+      v1::NumaCell* c = split->add_cells();
+      c->set_numa_node(cell.numa_node);
+      c->set_cpus(cell.cpus);
+      c->set_memory_bytes(cell.memory);
+      c->set_cpu_set(cell.cpu_set.ToString());
+    }
+  }
 }
 
 absl::StatusOr<ExplainedResult> ExplainResponseToResult(const v1::ExplainResponse& in) {
@@ -218,6 +229,21 @@ absl::StatusOr<ExplainedResult> ExplainResponseToResult(const v1::ExplainRespons
                               .limit_error = e.limit_error()};
     if (!e.name().empty()) step.container = e.name();
     explanation.merges.push_back(std::move(step));
+  }
+  if (in.has_numa_split()) {
+    admission::NumaSplit split{.placed_by_pod = in.numa_split().placed_by_pod(), .cells = {}};
+    for (const v1::NumaCell& c : in.numa_split().cells()) {
+      absl::StatusOr<CpuSet> cpus = CpuSet::Parse(c.cpu_set());
+      if (!cpus.ok()) {
+        return absl::InvalidArgumentError(
+            fmt::format("numa_split: cpu_set: {}", cpus.status().message()));
+      }
+      split.cells.push_back(admission::NumaCell{.numa_node = c.numa_node(),
+                                                .cpus = c.cpus(),
+                                                .memory = c.memory_bytes(),
+                                                .cpu_set = *std::move(cpus)});
+    }
+    explanation.numa_split = std::move(split);
   }
   return out;
 }

@@ -64,5 +64,32 @@ TEST(AdmissionProtoTest, MergeGivenUpCarriesItsLimitError) {
   EXPECT_EQ(e.limit_error(), limit_error);
 }
 
+TEST(AdmissionProtoTest, NumaSplitGoesThereAndBack) {
+  const admission::NodePolicy node = Node(BaseConfig("none"), Machine({}));
+  absl::StatusOr<admission::AdmissionResult> r = admission::Explain(
+      node, node.empty_state,
+      Pod("p1", {Ctr("vm", {{"cpu", "4"}, {"memory", "2Gi"}})}, {},
+          {{"topologyd.io/numa-nodes", "2"}, {"topologyd.io/numa-placement", "1,0"}}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->admitted) << r->message;
+  v1::ExplainResponse out;
+  ExplainReplyToProto(Reply(node, *r), &out);
+  ASSERT_TRUE(out.has_numa_split());
+  EXPECT_TRUE(out.numa_split().placed_by_pod());
+  ASSERT_EQ(out.numa_split().cells_size(), 2);
+  EXPECT_EQ(out.numa_split().cells(0).numa_node(), 1);
+  EXPECT_EQ(out.numa_split().cells(1).memory_bytes(), kGi);
+  absl::StatusOr<ExplainedResult> back = ExplainResponseToResult(out);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->result.explanation.numa_split, r->explanation.numa_split);
+  // Pods without the annotations carry none.
+  r = admission::Explain(node, node.empty_state,
+                         Pod("p2", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}})}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  v1::ExplainResponse plain;
+  ExplainReplyToProto(Reply(node, *r), &plain);
+  EXPECT_FALSE(plain.has_numa_split());
+}
+
 }  // namespace
 }  // namespace topologyd::rpc
