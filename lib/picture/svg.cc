@@ -10,7 +10,7 @@
 
 #include "lib/picture/layout.h"
 #include "lib/picture/palette.h"
-#include "lib/picture/xml_text.h"
+#include "lib/xml_text/xml_text.h"
 
 namespace topologyd::picture {
 namespace {

@@ -8,6 +8,8 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
+#include "lib/xml_text/xml_text.h"
+
 namespace topologyd::simulate {
 namespace {
 
@@ -41,33 +43,6 @@ const FreeAmount* FindFree(const RunResult& run, const std::string& resource) {
     if (f.resource == resource) return &f;
   }
   return nullptr;
-}
-
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string PerSecond(const RunResult& run) {
@@ -246,7 +221,7 @@ std::string Bar(double fraction, const char* cls, const std::string& title) {
                                ? std::string()
                                : fmt::format("<span class=\"{}\" style=\"width:{:.2f}%\"></span>",
                                              cls, 100.0 * std::min(fraction, 1.0));
-  return fmt::format("<div class=\"bar\" title=\"{}\">{}</div>", Escape(title), fill);
+  return fmt::format("<div class=\"bar\" title=\"{}\">{}</div>", XmlEscape(title), fill);
 }
 
 // One cell per CPU of the node, coloured by what holds it: the bar of the node.
@@ -263,8 +238,8 @@ std::string CpuCells(const NumaOccupancy& n) {
 }
 
 std::string OccupancySection(const VariantResult& v) {
-  std::string out =
-      fmt::format("<section class=\"variant\"><h3>{}</h3>\n<table class=\"numa\">", Escape(v.name));
+  std::string out = fmt::format("<section class=\"variant\"><h3>{}</h3>\n<table class=\"numa\">",
+                                XmlEscape(v.name));
   for (const NumaOccupancy& n : v.run.end.numa) {
     out += fmt::format("<tr><td>NUMA {}</td><td>{}</td><td>{} of {} CPUs exclusive</td>", n.numa_id,
                        CpuCells(n), n.exclusive_cpus.Size(), n.cpus.Size());
@@ -302,11 +277,11 @@ std::string DecisionsSection(const VariantResult& v) {
   std::string out = fmt::format(
       "<details><summary>{}: {} pods</summary>\n<table class=\"pods\"><tr><th>pod</th>"
       "<th>decision</th><th>what it holds, or why not</th></tr>\n",
-      Escape(v.name), v.run.decisions.size());
+      XmlEscape(v.name), v.run.decisions.size());
   for (const Decision& d : v.run.decisions) {
-    out += fmt::format("<tr class=\"pod\"><td>{}</td><td>{}</td><td>{}</td></tr>\n", Escape(d.name),
-                       d.admitted ? "admitted" : Escape(d.reason),
-                       Escape(d.admitted ? ContainersText(d) : d.message));
+    out += fmt::format("<tr class=\"pod\"><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       XmlEscape(d.name), d.admitted ? "admitted" : XmlEscape(d.reason),
+                       XmlEscape(d.admitted ? ContainersText(d) : d.message));
   }
   return out + "</table></details>\n";
 }
@@ -320,18 +295,18 @@ std::string ReportHtml(const Report& report) {
   out += kStyle;
   out += "</style>\n</head>\n<body>\n<h1>topoctl simulate</h1>\n";
   out += fmt::format("<p>Machine: {} ({} NUMA nodes, {} CPUs). Workload: {} arrivals.</p>\n",
-                     Escape(report.machine), report.numa_nodes, report.cpus, report.arrivals);
+                     XmlEscape(report.machine), report.numa_nodes, report.cpus, report.arrivals);
 
   const SummaryTable summary = Summary(report);
   out += "<h2>Summary</h2>\n<table class=\"summary\">\n<tr>";
   for (size_t i = 0; i < summary.header.size(); ++i) {
     out += i == 0 ? "<th></th>"
-                  : fmt::format("<th class=\"variant\">{}</th>", Escape(summary.header[i]));
+                  : fmt::format("<th class=\"variant\">{}</th>", XmlEscape(summary.header[i]));
   }
   out += "</tr>\n";
   for (const auto& r : summary.rows) {
     out += "<tr>";
-    for (const std::string& cell : r) out += "<td>" + Escape(cell) + "</td>";
+    for (const std::string& cell : r) out += "<td>" + XmlEscape(cell) + "</td>";
     out += "</tr>\n";
   }
   out += "</table>\n";
@@ -356,10 +331,10 @@ std::string ReportHtml(const Report& report) {
     out += fmt::format(
         "<h3>{}</h3>\n<table class=\"reasons\"><tr><th>reason</th><th>pods</th>"
         "<th>first rejected pod and message</th></tr>\n",
-        Escape(v.name));
+        XmlEscape(v.name));
     for (const auto& [reason, d] : first) {
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}: {}</td></tr>\n", Escape(reason),
-                         v.run.rejections.at(reason), Escape(d->name), Escape(d->message));
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}: {}</td></tr>\n", XmlEscape(reason),
+                         v.run.rejections.at(reason), XmlEscape(d->name), XmlEscape(d->message));
     }
     out += "</table>\n";
   }
@@ -374,7 +349,7 @@ std::string ReportHtml(const Report& report) {
       "<p>At {:g} ns per combination of kubelet's merge.</p>\n",
       report.options.slow_seconds, report.options.ns_per_combination);
   if (warnings.empty()) out += "<p>None.</p>\n";
-  for (const std::string& w : warnings) out += "<p class=\"warning\">" + Escape(w) + "</p>\n";
+  for (const std::string& w : warnings) out += "<p class=\"warning\">" + XmlEscape(w) + "</p>\n";
   out += "</body>\n</html>\n";
   return out;
 }

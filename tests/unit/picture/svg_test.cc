@@ -11,7 +11,6 @@
 #include "gtest/gtest.h"
 
 #include "lib/picture/palette.h"
-#include "lib/picture/xml_text.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/corpus/corpus_util.h"
 #include "tests/support/svg_summary.h"
@@ -38,20 +37,6 @@ std::vector<int> DrawnCpus(const nlohmann::json& summary) {
   std::vector<int> ids = summary["cpus"].get<std::vector<int>>();
   std::sort(ids.begin(), ids.end());
   return ids;
-}
-
-TEST(XmlEscapeTest, EscapesMarkupAndReplacesWhatXmlCannotCarry) {
-  EXPECT_EQ(XmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
-  EXPECT_EQ(XmlEscape("tab\there\nnl"), "tab\there\nnl");
-  EXPECT_EQ(XmlEscape(std::string("nul\0bell\x07", 9)),
-            "nul\xEF\xBF\xBD"
-            "bell\xEF\xBF\xBD");
-  EXPECT_EQ(XmlEscape("caf\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x98\x80"),
-            "caf\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x98\x80");        // well-formed UTF-8 stays
-  EXPECT_EQ(XmlEscape("\xC3"), "\xEF\xBF\xBD");                  // truncated
-  EXPECT_EQ(XmlEscape("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
-  EXPECT_EQ(XmlEscape("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(XmlEscape("\xEF\xBF\xBE"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // U+FFFE
 }
 
 TEST(PaletteTest, ThirtySixPodsLookDifferent) {

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-namespace topologyd::picture {
+namespace topologyd {
 
 // `text` with & < > " ' as entities, the C0 controls other than tab, newline and carriage
 // return as U+FFFD, and each byte of a malformed UTF-8 sequence as U+FFFD.
 std::string XmlEscape(std::string_view text);
 
-}  // namespace topologyd::picture
+}  // namespace topologyd

@@ -1,8 +1,8 @@
-#include "lib/picture/xml_text.h"
+#include "lib/xml_text/xml_text.h"
 
 #include <cstdint>
 
-namespace topologyd::picture {
+namespace topologyd {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
@@ -90,4 +90,4 @@ std::string XmlEscape(std::string_view text) {
   return out;
 }
 
-}  // namespace topologyd::picture
+}  // namespace topologyd
