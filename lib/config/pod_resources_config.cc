@@ -2,7 +2,6 @@
 
 #include <sys/un.h>
 
-
 #include "fmt/format.h"
 
 #include "lib/common/quote.h"
