@@ -9,6 +9,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "daemon/daemon.h"
+#include "tests/integration/api_pods.h"
 #include "tests/integration/process.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
@@ -49,15 +50,7 @@ TEST(DaemonInProcessTest, StartAdmitStopAndStartAgain) {
     EXPECT_EQ(second.Start(), 1);
 
     v1::AdmitRequest request;
-    v1::Pod* pod = request.mutable_pod();
-    pod->set_uid("p1");
-    pod->set_namespace_("default");
-    pod->set_name("p1");
-    v1::Container* c = pod->add_containers();
-    c->set_name("app");
-    (*c->mutable_requests())["cpu"] = "2";
-    (*c->mutable_requests())["memory"] = "128Mi";
-    *c->mutable_limits() = c->requests();
+    *request.mutable_pod() = GuaranteedPod("p1", "2");
     grpc::ClientContext context;
     Deadline(context);
     v1::AdmitResponse admitted;

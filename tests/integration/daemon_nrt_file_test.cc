@@ -15,6 +15,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "daemon/daemon.h"
+#include "tests/integration/api_pods.h"
 #include "tests/integration/process.h"
 #include "tests/support/shell.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
@@ -100,15 +101,7 @@ TEST(DaemonNrtFileTest, FileFollowsAdmitAndRelease) {
   ExpectValidAgainstCrd(file);
 
   v1::AdmitRequest request;
-  v1::Pod* pod = request.mutable_pod();
-  pod->set_uid("p1");
-  pod->set_namespace_("default");
-  pod->set_name("p1");
-  v1::Container* c = pod->add_containers();
-  c->set_name("app");
-  (*c->mutable_requests())["cpu"] = "4";
-  (*c->mutable_requests())["memory"] = "128Mi";
-  *c->mutable_limits() = c->requests();
+  *request.mutable_pod() = GuaranteedPod("p1", "4");
   {
     grpc::ClientContext context;
     Deadline(context);

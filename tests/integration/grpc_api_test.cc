@@ -22,6 +22,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include "tests/integration/api_pods.h"
 #include "tests/integration/process.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
@@ -32,19 +33,6 @@ namespace v1 = ::topologyd::v1;
 using std::chrono::seconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-v1::Pod GuaranteedPod(const std::string& uid, const std::string& cpu) {
-  v1::Pod pod;
-  pod.set_uid(uid);
-  pod.set_namespace_("default");
-  pod.set_name(uid);
-  v1::Container* c = pod.add_containers();
-  c->set_name("app");
-  (*c->mutable_requests())["cpu"] = cpu;
-  (*c->mutable_requests())["memory"] = "128Mi";
-  *c->mutable_limits() = c->requests();
-  return pod;
-}
 
 class GrpcApiTest : public ::testing::Test {
  protected:

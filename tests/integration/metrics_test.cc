@@ -27,6 +27,7 @@
 #include "gtest/gtest.h"
 #include <grpcpp/grpcpp.h>
 
+#include "tests/integration/api_pods.h"
 #include "tests/integration/process.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
@@ -89,19 +90,6 @@ std::optional<std::string> HttpGet(const std::string& url) {
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code);
   if (code != 200) return std::nullopt;
   return body;
-}
-
-v1::Pod GuaranteedPod(const std::string& uid, const std::string& cpu) {
-  v1::Pod pod;
-  pod.set_uid(uid);
-  pod.set_namespace_("default");
-  pod.set_name(uid);
-  v1::Container* c = pod.add_containers();
-  c->set_name("app");
-  (*c->mutable_requests())["cpu"] = cpu;
-  (*c->mutable_requests())["memory"] = "128Mi";
-  *c->mutable_limits() = c->requests();
-  return pod;
 }
 
 class MetricsEndpointTest : public ::testing::Test {

@@ -23,26 +23,13 @@
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/fault_injecting_file_system.h"
+#include "tests/support/temp_dir.h"
 
 namespace topologyd::engine {
 namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "topologyd-engine-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 void WriteText(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -201,7 +188,7 @@ class EngineTest : public ::testing::Test {
 
   std::string Cg(const std::string& rel) { return config_.cgroup.root + "/" + rel; }
 
-  TempDir dir_;
+  topologyd::testing::ScopedTempDir dir_{"topologyd-engine"};
   config::Config config_;
   std::shared_ptr<const topology::Topology> topology_;
   state::PosixFileSystem posix_;
@@ -287,7 +274,7 @@ TEST_F(EngineTest, ExplainOfAnAdmittedPodShowsWhatAdmitReturns) {
   ASSERT_EQ(explained->result.containers.size(), 1u);
   EXPECT_EQ(explained->result.containers[0].cpus, admitted->containers[0].cpus);
   EXPECT_THAT(explained->result.explanation.notes,
-              testing::Contains(HasSubstr("pod full is already admitted")));
+              ::testing::Contains(HasSubstr("pod full is already admitted")));
 }
 
 TEST_F(EngineTest, ReAdmissionAllocatesAContainerReleasedAlone) {

@@ -21,6 +21,7 @@
 #include "lib/nrt/pod_fingerprint.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::nrt {
@@ -28,20 +29,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "topologyd-nrt-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
@@ -117,7 +104,7 @@ class NrtFilePublisherTest : public ::testing::Test {
     return from;
   }
 
-  TempDir dir_;
+  topologyd::testing::ScopedTempDir dir_{"topologyd-nrt"};
   const std::string path_ = dir_.path() + "/run/nrt.yaml";
   state::PosixFileSystem fs_;
   std::unique_ptr<engine::Engine> engine_;
@@ -190,7 +177,7 @@ TEST_F(NrtFilePublisherTest, RefreshRewritesWithoutAChange) {
 }
 
 TEST(WriteFileAtomicallyTest, ReplacesTheFileAndLeavesNoTemporaryFile) {
-  TempDir dir;
+  topologyd::testing::ScopedTempDir dir("topologyd-nrt");
   const std::string path = dir.path() + "/nrt.json";
   ASSERT_TRUE(WriteFileAtomically(path, "old").ok());
   ASSERT_TRUE(WriteFileAtomically(path, "new").ok());
