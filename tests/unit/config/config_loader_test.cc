@@ -12,16 +12,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "tests/unit/config/parse_util.h"
+
 namespace topologyd::config {
 namespace {
 
-using ::testing::HasSubstr;
+using testing::ErrorOf;
 
-std::string ErrorOf(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_FALSE(config.ok()) << "accepted:\n" << yaml;
-  return config.ok() ? "" : std::string(config.status().message());
-}
+using ::testing::HasSubstr;
 
 TEST(ConfigLoaderTest, EmptyFileGivesKubeletLikeDefaults) {
   auto config = ParseConfig("", "empty.yaml");

@@ -6,18 +6,15 @@
 #include "lib/config/config_diff.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/listen_address.h"
+#include "tests/unit/config/parse_util.h"
 
 namespace topologyd::config {
 namespace {
 
+using testing::ErrorOf;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string ErrorOf(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_FALSE(config.ok()) << "accepted:\n" << yaml;
-  return config.ok() ? "" : std::string(config.status().message());
-}
 
 TEST(MetricsConfigTest, OffWhenAbsent) {
   auto config = ParseConfig("", "m.yaml");

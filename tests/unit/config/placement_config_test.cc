@@ -12,26 +12,18 @@
 
 #include "lib/config/config_diff.h"
 #include "lib/config/config_loader.h"
+#include "tests/unit/config/parse_util.h"
 
 namespace topologyd::config {
 namespace {
+
+using testing::ErrorOf;
+using testing::MustParse;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
-
-std::string ErrorOf(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_FALSE(config.ok()) << "accepted:\n" << yaml;
-  return config.ok() ? "" : std::string(config.status().message());
-}
-
-Config MustParse(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_TRUE(config.ok()) << config.status();
-  return config.ok() ? *config : Config{};
-}
 
 TEST(PlacementConfigTest, OffWhenAbsent) {
   EXPECT_FALSE(MustParse("").placement.has_value());

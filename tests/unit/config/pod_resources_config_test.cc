@@ -10,25 +10,17 @@
 
 #include "lib/config/config_diff.h"
 #include "lib/config/config_loader.h"
+#include "tests/unit/config/parse_util.h"
 
 namespace topologyd::config {
 namespace {
 
+using testing::ErrorOf;
+using testing::MustParse;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string ErrorOf(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_FALSE(config.ok()) << "accepted:\n" << yaml;
-  return config.ok() ? "" : std::string(config.status().message());
-}
-
-Config MustParse(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_TRUE(config.ok()) << config.status();
-  return config.ok() ? *config : Config{};
-}
 
 TEST(PodResourcesConfigTest, OffWhenAbsent) {
   EXPECT_FALSE(MustParse("").pod_resources.has_value());
