@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
+#include "lib/cpuset/cpuset.h"
 #include "tests/integration/process.h"
 
 namespace topologyd::testing {
@@ -48,19 +49,11 @@ std::string SplitPod(const std::string& uid, int cell0, int cell1) {
 }
 
 std::set<int> CpuList(const std::string& text) {
-  std::set<int> cpus;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(start, comma - start);
-    const size_t dash = item.find('-');
-    const int lo = std::stoi(item.substr(0, dash));
-    const int hi = dash == std::string::npos ? lo : std::stoi(item.substr(dash + 1));
-    for (int cpu = lo; cpu <= hi; ++cpu) cpus.insert(cpu);
-    start = comma + 1;
-  }
-  return cpus;
+  absl::StatusOr<CpuSet> set = CpuSet::Parse(text);
+  EXPECT_TRUE(set.ok()) << "\"" << text << "\": " << set.status();
+  if (!set.ok()) return {};
+  const std::vector<int> ids = set->ToVector();
+  return {ids.begin(), ids.end()};
 }
 
 class NumaSplitOnlineTest : public ::testing::Test {

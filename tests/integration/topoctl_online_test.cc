@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "yaml-cpp/yaml.h"
 
+#include "lib/cpuset/cpuset.h"
 #include "tests/integration/process.h"
 
 namespace topologyd::testing {
@@ -43,19 +44,11 @@ std::string GuaranteedPod(const std::string& uid, const std::string& cpus) {
 
 // "1-2,9" -> {1, 2, 9}.
 std::set<int> ParseCpuList(const std::string& text) {
-  std::set<int> cpus;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(start, comma - start);
-    const size_t dash = item.find('-');
-    const int lo = std::stoi(item.substr(0, dash));
-    const int hi = dash == std::string::npos ? lo : std::stoi(item.substr(dash + 1));
-    for (int cpu = lo; cpu <= hi; ++cpu) cpus.insert(cpu);
-    start = comma + 1;
-  }
-  return cpus;
+  absl::StatusOr<CpuSet> set = CpuSet::Parse(text);
+  EXPECT_TRUE(set.ok()) << "\"" << text << "\": " << set.status();
+  if (!set.ok()) return {};
+  const std::vector<int> ids = set->ToVector();
+  return {ids.begin(), ids.end()};
 }
 
 std::set<std::string> Keys(const nlohmann::json& object) {
