@@ -37,6 +37,11 @@ const Histogram::BucketBoundaries& SecondsBuckets() {
   return *kBuckets;
 }
 
+// An unlabelled histogram in seconds.
+Histogram* PlainSecondsHistogram(Registry& r, std::string_view name, const std::string& help) {
+  return &BuildHistogram().Name(std::string(name)).Help(help).Register(r).Add({}, SecondsBuckets());
+}
+
 prometheus::ClientMetric GaugeOf(double value,
                                  std::vector<prometheus::ClientMetric::Label> labels) {
   prometheus::ClientMetric m;
@@ -122,28 +127,19 @@ Metrics::Metrics() : registry_(std::make_shared<Registry>()) {
                      .Register(r);
   admitted_ = &admissions_->Add({{"outcome", "admitted"}, {"reason", ""}});
   admitted_unchanged_ = &admissions_->Add({{"outcome", "unchanged"}, {"reason", ""}});
-  admission_duration_ = &BuildHistogram()
-                             .Name("topologyd_admission_duration_seconds")
-                             .Help(
-                                 "Time from an Admit call to its decision (the engine lock "
-                                 "wait included; the checkpoint that acknowledges it not).")
-                             .Register(r)
-                             .Add({}, SecondsBuckets());
-  checkpoint_write_duration_ = &BuildHistogram()
-                                    .Name("topologyd_checkpoint_write_duration_seconds")
-                                    .Help(
-                                        "State checkpoint writes (write, fsync, rename, fsync "
-                                        "of the directory), failed ones included.")
-                                    .Register(r)
-                                    .Add({}, SecondsBuckets());
+  admission_duration_ = PlainSecondsHistogram(
+      r, "topologyd_admission_duration_seconds",
+      "Time from an Admit call to its decision (the engine lock wait included; the checkpoint "
+      "that acknowledges it not).");
+  checkpoint_write_duration_ = PlainSecondsHistogram(
+      r, "topologyd_checkpoint_write_duration_seconds",
+      "State checkpoint writes (write, fsync, rename, fsync of the directory), failed ones "
+      "included.");
   checkpoint_write_failures_ = PlainCounter(r, "topologyd_checkpoint_write_failures_total",
                                             "State checkpoint writes that failed; the changes "
                                             "they carried were answered UNAVAILABLE.");
-  reconcile_duration_ = &BuildHistogram()
-                             .Name("topologyd_reconcile_duration_seconds")
-                             .Help("Reconcile passes (cgroup drift check and repair).")
-                             .Register(r)
-                             .Add({}, SecondsBuckets());
+  reconcile_duration_ = PlainSecondsHistogram(r, "topologyd_reconcile_duration_seconds",
+                                              "Reconcile passes (cgroup drift check and repair).");
   reloads_ = &BuildCounter()
                   .Name("topologyd_reloads_total")
                   .Help(
