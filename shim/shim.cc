@@ -8,6 +8,8 @@
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
 
+#include "shim/cri_unary_methods.h"
+
 namespace topologyd::shim {
 namespace {
 
@@ -61,6 +63,7 @@ absl::Status Shim::Start() {
   options.upstream_target = config_.runtime_endpoint;
   options.max_message_bytes = config_.max_message_bytes;
   options.socket_mode = config_.socket_mode;
+  options.unary_methods = CriUnaryMethods();
   absl::StatusOr<std::unique_ptr<cri_relay::Relay>> relay =
       cri_relay::Relay::Start(options, interceptor_.get());
   if (!relay.ok()) return relay.status();

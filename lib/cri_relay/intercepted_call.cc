@@ -33,8 +33,7 @@ class InterceptedCall {
       : caller_context_(caller_context),
         env_(env),
         info_{.method = caller_context->method(), .deadline = caller_context->deadline()},
-        caller_(this),
-        runtime_(this) {
+        caller_(this) {
     absl::MutexLock lock(&mu_);
     env_.runtime_contexts.Join();
     runtime_context_ = grpc::ClientContext::FromCallbackServerContext(*caller_context);
@@ -56,16 +55,6 @@ class InterceptedCall {
     void OnReadDone(bool ok) override { call_->OnCallerReadDone(ok); }
     void OnCancel() override { call_->OnCallerCancel(); }
     void OnDone() override { call_->Unref(); }
-
-   private:
-    InterceptedCall* const call_;
-  };
-
-  class RuntimeSide final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
-   public:
-    explicit RuntimeSide(InterceptedCall* call) : call_(call) {}
-    void OnReadDone(bool ok) override { call_->OnRuntimeReadDone(ok); }
-    void OnDone(const grpc::Status& status) override { call_->OnRuntimeDone(status); }
 
    private:
     InterceptedCall* const call_;
@@ -105,24 +94,13 @@ class InterceptedCall {
     };
   }
 
+  // The request goes to the interceptor as soon as it is read: a unary caller half-closes with
+  // it, and the relay does not wait to see that.
   void OnCallerReadDone(bool ok) {
     {
       absl::MutexLock lock(&mu_);
       if (phase_ != Phase::kReadingRequest) return;
-      if (ok) {
-        if (++requests_read_ == 1) {
-          request_ = ToBytes(request_buffer_);
-          caller_.StartRead(&request_buffer_);  // for the half-close that ends a unary request
-        } else {
-          FinishCaller(grpc::Status(
-              grpc::StatusCode::INTERNAL,
-              fmt::format("{} is intercepted as a unary method but the caller sent more than "
-                          "one request message",
-                          info_.method)));
-        }
-        return;
-      }
-      if (requests_read_ == 0) {
+      if (!ok) {
         FinishCaller(grpc::Status(
             grpc::StatusCode::INTERNAL,
             fmt::format("{} is intercepted as a unary method but the caller sent no request "
@@ -130,6 +108,7 @@ class InterceptedCall {
                         info_.method)));
         return;
       }
+      request_ = ToBytes(request_buffer_);
       phase_ = Phase::kBeforeForward;
     }
     ShutdownGateScope scope(env_.interceptor_calls);
@@ -152,19 +131,13 @@ class InterceptedCall {
     phase_ = Phase::kForwarding;
     forwarded_request_ = std::move(bytes);
     request_buffer_ = ToByteBuffer(forwarded_request_);
-    refs_.fetch_add(1, std::memory_order_relaxed);  // for the runtime side's OnDone
+    refs_.fetch_add(1, std::memory_order_relaxed);  // for OnRuntimeDone
     runtime_pending_ = true;
-    env_.stub.PrepareBidiStreamingCall(runtime_context_.get(), info_.method, grpc::StubOptions(),
-                                       &runtime_);
-    runtime_.StartWriteLast(&request_buffer_, grpc::WriteOptions());
-    runtime_.StartRead(&response_buffer_);
-    runtime_.StartCall();
-  }
-
-  void OnRuntimeReadDone(bool ok) {
-    if (!ok) return;
-    if (++responses_read_ == 1) response_ = ToBytes(response_buffer_);
-    runtime_.StartRead(&response_buffer_);
+    response_buffer_.Clear();
+    env_.stub.UnaryCall(runtime_context_.get(), info_.method, grpc::StubOptions(), &request_buffer_,
+                        &response_buffer_, [this](grpc::Status runtime_status) {
+                          OnRuntimeDone(std::move(runtime_status));
+                        });
   }
 
   void OnRuntimeDone(grpc::Status status) {
@@ -172,13 +145,14 @@ class InterceptedCall {
     {
       absl::MutexLock lock(&mu_);
       runtime_pending_ = false;
-      if (status.ok() && responses_read_ != 1) {
+      if (status.ok() && !response_buffer_.Valid()) {
+        // gRPC's unary client lets an OK status without a message through.
         status = grpc::Status(
             grpc::StatusCode::INTERNAL,
-            fmt::format("{} is intercepted as a unary method but the runtime answered {} "
-                        "messages",
-                        info_.method, responses_read_));
+            fmt::format("{} is intercepted as a unary method but the runtime answered no message",
+                        info_.method));
       }
+      if (status.ok()) response_ = ToBytes(response_buffer_);
       if (phase_ == Phase::kFinished) {
         ReleaseRuntimeContext();
       } else if (caller_cancelled_) {
@@ -253,7 +227,6 @@ class InterceptedCall {
   const CallEnvironment env_;
   const CallInfo info_;
   CallerSide caller_;
-  RuntimeSide runtime_;
   // One reference for the caller side's OnDone; the runtime side and every `done` handed to
   // the interceptor add theirs.
   std::atomic<int> refs_{1};
@@ -263,12 +236,10 @@ class InterceptedCall {
   bool runtime_pending_ ABSL_GUARDED_BY(mu_) = false;  // started, its OnDone not yet run
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kReadingRequest;
   bool caller_cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  int requests_read_ ABSL_GUARDED_BY(mu_) = 0;
   std::string request_;               // as the caller sent it
   std::string forwarded_request_;     // as the interceptor sent it on
   grpc::ByteBuffer request_buffer_;   // the read from the caller, then the write on
   grpc::ByteBuffer response_buffer_;  // the read from the runtime, then the reply
-  int responses_read_ = 0;            // runtime reactions only, one at a time
   std::string response_;
 };
 

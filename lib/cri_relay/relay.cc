@@ -19,6 +19,7 @@
 #include "lib/cri_relay/intercepted_call.h"
 #include "lib/cri_relay/listen_socket.h"
 #include "lib/cri_relay/pass_through_call.h"
+#include "lib/cri_relay/unary_pass_through_call.h"
 
 namespace topologyd::cri_relay {
 
@@ -26,10 +27,12 @@ namespace topologyd::cri_relay {
 // unary call is one message and a half-close, answered by one message and OK.
 class RelayService final : public grpc::CallbackGenericService {
  public:
-  explicit RelayService(const CallEnvironment& env) : env_(env) {}
+  RelayService(const CallEnvironment& env, std::set<std::string, std::less<>> unary_methods)
+      : env_(env), unary_methods_(std::move(unary_methods)) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
     if (Intercepts(ctx->method())) return StartInterceptedCall(ctx, env_);
+    if (unary_methods_.contains(ctx->method())) return StartUnaryPassThroughCall(ctx, env_);
     return StartPassThroughCall(ctx, env_);
   }
 
@@ -41,6 +44,7 @@ class RelayService final : public grpc::CallbackGenericService {
   }
 
   const CallEnvironment env_;
+  const std::set<std::string, std::less<>> unary_methods_;  // read-only: no lock
 };
 
 namespace {
@@ -87,12 +91,14 @@ absl::StatusOr<std::unique_ptr<Relay>> Relay::Start(const RelayOptions& options,
   if (absl::Status s = PrepareListenPath(options.listen_path); !s.ok()) return s;
 
   std::unique_ptr<Relay> relay(new Relay(options.listen_path, UpstreamChannel(options)));
-  relay->service_ = std::make_unique<RelayService>(CallEnvironment{
-      .stub = relay->stub_,
-      .runtime_contexts = relay->runtime_contexts_,
-      .interceptor = interceptor,
-      .interceptor_calls = relay->interceptor_calls_,
-  });
+  relay->service_ = std::make_unique<RelayService>(
+      CallEnvironment{
+          .stub = relay->stub_,
+          .runtime_contexts = relay->runtime_contexts_,
+          .interceptor = interceptor,
+          .interceptor_calls = relay->interceptor_calls_,
+      },
+      options.unary_methods);
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix:" + options.listen_path, grpc::InsecureServerCredentials());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);

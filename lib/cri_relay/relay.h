@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -33,6 +34,11 @@ struct RelayOptions {
   // relay answering UNAVAILABLE for minutes after a runtime restart.
   int reconnect_backoff_ms = 100;
   int max_reconnect_backoff_ms = 1000;
+  // Full paths ("/runtime.v1.RuntimeService/ListContainers") of the methods the caller and the
+  // runtime both declare unary: those the relay passes on as unary calls, which costs fewer
+  // gRPC reactions than its byte streams. Any other method, including one absent here because
+  // the relay has never heard of it, is relayed as a byte stream.
+  std::set<std::string, std::less<>> unary_methods;
 };
 
 class RelayService;

@@ -67,6 +67,10 @@ class FakeCall final : public grpc::ServerGenericBidiReactor {
       // OnCancel answers.
     } else if (method == kInspect) {
       Reply("inspected");
+    } else if (method == kEmpty) {
+      Reply("");
+    } else if (method == kSilent) {
+      Finish(grpc::Status::OK);
     } else {
       Reply(method);
     }

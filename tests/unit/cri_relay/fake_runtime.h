@@ -8,6 +8,8 @@
 //                                trailing metadata (x-reason, x-blob-bin)
 //   /fake.Runtime/WaitForCancel  nothing until the call is cancelled
 //   /fake.Runtime/Inspect        records the call's metadata and deadline, answers "inspected"
+//   /fake.Runtime/Empty          one message of zero bytes (as an empty protobuf message is)
+//   /fake.Runtime/Silent         OK without a message (which no unary method may answer)
 //   anything else                one message: the method's name
 #pragma once
 
@@ -28,6 +30,8 @@ inline constexpr char kStream[] = "/fake.Runtime/Stream";
 inline constexpr char kFail[] = "/fake.Runtime/Fail";
 inline constexpr char kWaitForCancel[] = "/fake.Runtime/WaitForCancel";
 inline constexpr char kInspect[] = "/fake.Runtime/Inspect";
+inline constexpr char kEmpty[] = "/fake.Runtime/Empty";
+inline constexpr char kSilent[] = "/fake.Runtime/Silent";
 
 inline constexpr char kFailMessage[] = "sandbox is gone";
 // Binary on purpose: NUL and high bytes must pass unchanged.

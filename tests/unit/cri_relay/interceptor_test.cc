@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -26,8 +27,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-// Intercepts Echo and Fail. Each hook runs on the interceptor's own worker thread, as the
-// shim's will, and decides what `done` gets.
+// Intercepts Echo, Fail, Empty and Silent. Each hook runs on the interceptor's own worker thread,
+// as the shim's will, and decides what `done` gets.
 class TestInterceptor final : public Interceptor {
  public:
   using Before = std::function<void(std::string request, InterceptDone done)>;
@@ -51,10 +52,10 @@ class TestInterceptor final : public Interceptor {
   bool answer_inline = false;
 
   bool Intercepts(std::string_view method) const override {
-    return method == kEcho || method == kFail;
+    return method == kEcho || method == kFail || method == kEmpty || method == kSilent;
   }
   void BeforeForward(const CallInfo& call, std::string request, InterceptDone done) override {
-    EXPECT_TRUE(call.method == kEcho || call.method == kFail) << call.method;
+    EXPECT_TRUE(Intercepts(call.method)) << call.method;
     if (answer_inline) return before(std::move(request), std::move(done));
     Post([this, request = std::move(request), done = std::move(done)]() mutable {
       before(std::move(request), std::move(done));
@@ -160,6 +161,50 @@ TEST_F(InterceptorTest, MayAnswerOnTheCallingThreadBeforeReturning) {
   const CallResult refused = Call(relayed_, kEcho, {"hello"});
   EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(runtime_->calls(kEcho), 3);
+}
+
+TEST_F(InterceptorTest, EmptyAnswerIsAMessageForTheInterceptorAndTheCaller) {
+  std::optional<std::string> response_seen;
+  interceptor_.after = [&](const std::string&, grpc::Status status, std::string response,
+                           InterceptDone done) {
+    response_seen = response;
+    done(status, std::move(response));
+  };
+  const CallResult result = Call(relayed_, kEmpty, {"?"});
+  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+  EXPECT_THAT(result.responses, ElementsAre(""));
+  EXPECT_EQ(response_seen, "");
+}
+
+TEST_F(InterceptorTest, RuntimeOkWithoutAMessageIsAnInternalError) {
+  grpc::Status status_seen;
+  interceptor_.after = [&](const std::string&, grpc::Status status, std::string response,
+                           InterceptDone done) {
+    status_seen = status;
+    done(std::move(status), std::move(response));
+  };
+  const CallResult result = Call(relayed_, kSilent, {"?"});
+  const std::string expected =
+      std::string(kSilent) +
+      " is intercepted as a unary method but the runtime answered no message";
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(result.status.error_message(), expected);
+  EXPECT_EQ(status_seen.error_message(), expected);
+}
+
+TEST_F(InterceptorTest, CallerThatSendsNoRequestIsAnsweredWithoutTheInterceptorOrTheRuntime) {
+  bool before_called = false;
+  interceptor_.before = [&](std::string request, InterceptDone done) {
+    before_called = true;
+    done(grpc::Status::OK, std::move(request));
+  };
+  const CallResult result = Call(relayed_, kEcho, {});
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(result.status.error_message(),
+            std::string(kEcho) +
+                " is intercepted as a unary method but the caller sent no request message");
+  EXPECT_FALSE(before_called);
+  EXPECT_EQ(runtime_->calls(kEcho), 0);
 }
 
 TEST_F(InterceptorTest, RefusalAnswersTheCallerAndNeverReachesTheRuntime) {

@@ -1,5 +1,6 @@
 // Calls through the relay against the same calls made directly to the fake runtime: the
-// caller must not be able to tell them apart, whatever the method.
+// caller must not be able to tell them apart, whatever the method, and whether the relay
+// passes it on as a byte stream or, declared unary, as a unary call.
 #include "lib/cri_relay/relay.h"
 
 #include <chrono>
@@ -22,14 +23,24 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-class RelayTest : public ::testing::Test {
+// The relay's two paths for a call that is not intercepted.
+enum class Path { kByteStream, kUnary };
+
+std::string PathName(const ::testing::TestParamInfo<Path>& info) {
+  return info.param == Path::kUnary ? "DeclaredUnary" : "ByteStream";
+}
+
+class RelayTest : public ::testing::TestWithParam<Path> {
  protected:
   void SetUp() override {
     runtime_ = std::make_unique<FakeRuntime>(dir_.File("runtime.sock"));
-    absl::StatusOr<std::unique_ptr<Relay>> relay =
-        Relay::Start({.listen_path = dir_.File("relay.sock"),
-                      .upstream_target = "unix:" + dir_.File("runtime.sock")},
-                     nullptr);
+    RelayOptions options{.listen_path = dir_.File("relay.sock"),
+                         .upstream_target = "unix:" + dir_.File("runtime.sock")};
+    // The fake's one-message methods; Stream and the unknown methods stay byte streams.
+    if (GetParam() == Path::kUnary) {
+      options.unary_methods = {kEcho, kFail, kWaitForCancel, kInspect, kEmpty, kSilent};
+    }
+    absl::StatusOr<std::unique_ptr<Relay>> relay = Relay::Start(options, nullptr);
     ASSERT_TRUE(relay.ok()) << relay.status();
     relay_ = *std::move(relay);
     direct_ = ChannelTo(dir_.File("runtime.sock"));
@@ -55,7 +66,7 @@ class RelayTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> relayed_;
 };
 
-TEST_F(RelayTest, UnaryAnswerAndMetadataAreThoseOfTheRuntime) {
+TEST_P(RelayTest, UnaryAnswerAndMetadataAreThoseOfTheRuntime) {
   const CallResult relayed = Call(relayed_, kEcho, {std::string("hi\0there", 8)});
   ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
   EXPECT_THAT(relayed.responses, ElementsAre(std::string("echo:hi\0there", 13)));
@@ -64,7 +75,7 @@ TEST_F(RelayTest, UnaryAnswerAndMetadataAreThoseOfTheRuntime) {
   ExpectRelayedLikeDirect(kEcho, {std::string("hi\0there", 8)}, relayed);
 }
 
-TEST_F(RelayTest, ErrorStatusKeepsCodeMessageBinaryDetailsAndTrailers) {
+TEST_P(RelayTest, ErrorStatusKeepsCodeMessageBinaryDetailsAndTrailers) {
   const CallResult relayed = Call(relayed_, kFail, {"x"});
   EXPECT_EQ(relayed.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(relayed.status.error_message(), kFailMessage);
@@ -74,7 +85,7 @@ TEST_F(RelayTest, ErrorStatusKeepsCodeMessageBinaryDetailsAndTrailers) {
   ExpectRelayedLikeDirect(kFail, {"x"}, relayed);
 }
 
-TEST_F(RelayTest, MethodTheRelayHasNeverHeardOfIsRelayed) {
+TEST_P(RelayTest, MethodTheRelayHasNeverHeardOfIsRelayed) {
   const std::string method = "/runtime.v9.FutureService/SomethingNew";
   const CallResult relayed = Call(relayed_, method, {"?"});
   ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
@@ -83,7 +94,7 @@ TEST_F(RelayTest, MethodTheRelayHasNeverHeardOfIsRelayed) {
   ExpectRelayedLikeDirect(method, {"?"}, relayed);
 }
 
-TEST_F(RelayTest, ServerStreamingMessagesArriveAllAndInOrder) {
+TEST_P(RelayTest, ServerStreamingMessagesArriveAllAndInOrder) {
   const CallResult relayed = Call(relayed_, kStream, {"50"});
   ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
   ASSERT_EQ(relayed.responses.size(), 50u);
@@ -93,14 +104,50 @@ TEST_F(RelayTest, ServerStreamingMessagesArriveAllAndInOrder) {
   ExpectRelayedLikeDirect(kStream, {"50"}, relayed);
 }
 
-TEST_F(RelayTest, ClientStreamingRequestsArriveAllAndInOrder) {
-  // The fake echoes the concatenation of every request message it read.
+TEST_P(RelayTest, EveryRequestMessageOfAByteStreamArrivesAndOnlyTheFirstOfAUnaryCall) {
+  // The fake echoes the concatenation of every request message it read. A unary caller sends
+  // one; the relay's unary call carries exactly that one.
   const CallResult relayed = Call(relayed_, kEcho, {"a", "b", "c"});
   ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
-  EXPECT_THAT(relayed.responses, ElementsAre("echo:abc"));
+  EXPECT_THAT(relayed.responses, ElementsAre(GetParam() == Path::kUnary ? "echo:a" : "echo:abc"));
 }
 
-TEST_F(RelayTest, TenMebibyteMessagePassesBothWays) {
+TEST_P(RelayTest, EmptyMessageIsAMessage) {
+  const CallResult relayed = Call(relayed_, kEmpty, {""});
+  ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
+  EXPECT_THAT(relayed.responses, ElementsAre(""));
+  ExpectRelayedLikeDirect(kEmpty, {""}, relayed);
+}
+
+TEST_P(RelayTest, RuntimeThatAnswersOkWithoutAMessage) {
+  const CallResult relayed = Call(relayed_, kSilent, {"?"});
+  if (GetParam() == Path::kUnary) {
+    // gRPC's unary client would pass an OK without its message on as OK.
+    EXPECT_EQ(relayed.status.error_code(), grpc::StatusCode::INTERNAL);
+    EXPECT_EQ(relayed.status.error_message(),
+              std::string(kSilent) + " is a unary method but the runtime answered no message");
+  } else {
+    ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
+    EXPECT_TRUE(relayed.responses.empty());
+    ExpectRelayedLikeDirect(kSilent, {"?"}, relayed);
+  }
+}
+
+TEST_P(RelayTest, CallerThatSendsNoRequest) {
+  const CallResult relayed = Call(relayed_, kEcho, {});
+  if (GetParam() == Path::kUnary) {
+    // A unary method needs its request: the runtime is not called.
+    EXPECT_EQ(relayed.status.error_code(), grpc::StatusCode::INTERNAL);
+    EXPECT_EQ(relayed.status.error_message(),
+              std::string(kEcho) + " is a unary method but the caller sent no request");
+    EXPECT_EQ(runtime_->calls(kEcho), 0);
+  } else {
+    ASSERT_TRUE(relayed.status.ok()) << relayed.status.error_message();
+    ExpectRelayedLikeDirect(kEcho, {}, relayed);
+  }
+}
+
+TEST_P(RelayTest, TenMebibyteMessagePassesBothWays) {
   std::string big(10 * 1024 * 1024, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131 % 251);
   const CallResult relayed = Call(relayed_, kEcho, {big});
@@ -109,7 +156,7 @@ TEST_F(RelayTest, TenMebibyteMessagePassesBothWays) {
   EXPECT_TRUE(relayed.responses[0] == "echo:" + big) << "the 10 MiB answer came back altered";
 }
 
-TEST_F(RelayTest, CallerCancellationReachesTheRuntime) {
+TEST_P(RelayTest, CallerCancellationReachesTheRuntime) {
   AsyncCall call(relayed_, kWaitForCancel, {"wait"});
   runtime_->AwaitCalls(kWaitForCancel, 1);
   call.Cancel();
@@ -117,7 +164,7 @@ TEST_F(RelayTest, CallerCancellationReachesTheRuntime) {
   EXPECT_EQ(call.Wait().status.error_code(), grpc::StatusCode::CANCELLED);
 }
 
-TEST_F(RelayTest, CallerDeadlineIsTheRuntimeCallsDeadline) {
+TEST_P(RelayTest, CallerDeadlineIsTheRuntimeCallsDeadline) {
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(100);
   const CallResult relayed = Call(relayed_, kInspect, {"?"},
                                   [&](grpc::ClientContext& ctx) { ctx.set_deadline(deadline); });
@@ -129,7 +176,7 @@ TEST_F(RelayTest, CallerDeadlineIsTheRuntimeCallsDeadline) {
   EXPECT_GE(seen, deadline - std::chrono::seconds(50)) << "the runtime saw another deadline";
 }
 
-TEST_F(RelayTest, CallerMetadataIsCopiedButNotGrpcsOwnKeys) {
+TEST_P(RelayTest, CallerMetadataIsCopiedButNotGrpcsOwnKeys) {
   const CallResult relayed = Call(relayed_, kInspect, {"?"}, [](grpc::ClientContext& ctx) {
     ctx.AddMetadata("x-request-id", "42");
     ctx.AddMetadata("x-request-id", "43");
@@ -149,7 +196,7 @@ TEST_F(RelayTest, CallerMetadataIsCopiedButNotGrpcsOwnKeys) {
   EXPECT_LE(seen.count("te"), 1u);
 }
 
-TEST_F(RelayTest, CallerUserAgentIsNotPassedOn) {
+TEST_P(RelayTest, CallerUserAgentIsNotPassedOn) {
   grpc::ChannelArguments args;
   args.SetUserAgentPrefix("kubelet-under-test");
   auto channel = grpc::CreateCustomChannel("unix:" + dir_.File("relay.sock"),
@@ -161,14 +208,14 @@ TEST_F(RelayTest, CallerUserAgentIsNotPassedOn) {
   }
 }
 
-TEST_F(RelayTest, RuntimeDownIsUnavailableForTheCaller) {
+TEST_P(RelayTest, RuntimeDownIsUnavailableForTheCaller) {
   runtime_.reset();
   const CallResult relayed = Call(relayed_, kEcho, {"anyone?"});
   EXPECT_EQ(relayed.status.error_code(), grpc::StatusCode::UNAVAILABLE)
       << relayed.status.error_message();
 }
 
-TEST_F(RelayTest, ShutdownCancelsCallsInFlightOnBothSides) {
+TEST_P(RelayTest, ShutdownCancelsCallsInFlightOnBothSides) {
   AsyncCall call(relayed_, kWaitForCancel, {"wait"});
   runtime_->AwaitCalls(kWaitForCancel, 1);
   relay_->Shutdown(std::chrono::system_clock::now());
@@ -176,11 +223,14 @@ TEST_F(RelayTest, ShutdownCancelsCallsInFlightOnBothSides) {
   EXPECT_FALSE(call.Wait().status.ok());
 }
 
-TEST_F(RelayTest, UpstreamChannelServesTheShimsOwnCalls) {
+TEST_P(RelayTest, UpstreamChannelServesTheShimsOwnCalls) {
   const CallResult own = Call(relay_->upstream_channel(), kEcho, {"mine"});
   ASSERT_TRUE(own.status.ok()) << own.status.error_message();
   EXPECT_THAT(own.responses, ElementsAre("echo:mine"));
 }
+
+INSTANTIATE_TEST_SUITE_P(Paths, RelayTest, ::testing::Values(Path::kByteStream, Path::kUnary),
+                         PathName);
 
 }  // namespace
 }  // namespace topologyd::cri_relay::testing
