@@ -61,8 +61,23 @@ class TestInterceptor final : public Interceptor {
       before(std::move(request), std::move(done));
     });
   }
+  // What the last AfterForward was given.
+  struct Seen {
+    std::string forwarded;
+    grpc::Status status;
+    std::string response;
+  };
+  Seen after_seen() {
+    absl::MutexLock lock(&mu_);
+    return after_seen_;
+  }
+
   void AfterForward(const CallInfo&, const std::string& forwarded, grpc::Status status,
                     std::string response, InterceptDone done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      after_seen_ = {forwarded, status, response};
+    }
     if (answer_inline)
       return after(forwarded, std::move(status), std::move(response), std::move(done));
     Post([this, forwarded, status = std::move(status), response = std::move(response),
@@ -92,6 +107,7 @@ class TestInterceptor final : public Interceptor {
   }
 
   absl::Mutex mu_;
+  Seen after_seen_ ABSL_GUARDED_BY(mu_);
   std::deque<std::function<void()>> queue_;
   std::thread worker_;
 };
@@ -125,22 +141,16 @@ TEST_F(InterceptorTest, UntouchedInterceptedCallIsRelayedUnchanged) {
 }
 
 TEST_F(InterceptorTest, RewritesTheRequestTheRuntimeGetsAndTheAnswerTheCallerGets) {
-  std::string forwarded_seen;
-  std::string response_seen;
   interceptor_.before = [](std::string request, InterceptDone done) {
     done(grpc::Status::OK, "edited-" + request);
   };
-  interceptor_.after = [&](const std::string& forwarded, grpc::Status status, std::string response,
-                           InterceptDone done) {
-    forwarded_seen = forwarded;
-    response_seen = response;
-    done(status, response + "-after");
-  };
+  interceptor_.after = [](const std::string&, grpc::Status status, std::string response,
+                          InterceptDone done) { done(status, response + "-after"); };
   const CallResult result = Call(relayed_, kEcho, {"hello"});
   ASSERT_TRUE(result.status.ok()) << result.status.error_message();
   EXPECT_THAT(result.responses, ElementsAre("echo:edited-hello-after"));
-  EXPECT_EQ(forwarded_seen, "edited-hello");
-  EXPECT_EQ(response_seen, "echo:edited-hello");
+  EXPECT_EQ(interceptor_.after_seen().forwarded, "edited-hello");
+  EXPECT_EQ(interceptor_.after_seen().response, "echo:edited-hello");
 }
 
 TEST_F(InterceptorTest, MayAnswerOnTheCallingThreadBeforeReturning) {
@@ -164,32 +174,20 @@ TEST_F(InterceptorTest, MayAnswerOnTheCallingThreadBeforeReturning) {
 }
 
 TEST_F(InterceptorTest, EmptyAnswerIsAMessageForTheInterceptorAndTheCaller) {
-  std::optional<std::string> response_seen;
-  interceptor_.after = [&](const std::string&, grpc::Status status, std::string response,
-                           InterceptDone done) {
-    response_seen = response;
-    done(status, std::move(response));
-  };
   const CallResult result = Call(relayed_, kEmpty, {"?"});
   ASSERT_TRUE(result.status.ok()) << result.status.error_message();
   EXPECT_THAT(result.responses, ElementsAre(""));
-  EXPECT_EQ(response_seen, "");
+  EXPECT_TRUE(interceptor_.after_seen().status.ok());
 }
 
 TEST_F(InterceptorTest, RuntimeOkWithoutAMessageIsAnInternalError) {
-  grpc::Status status_seen;
-  interceptor_.after = [&](const std::string&, grpc::Status status, std::string response,
-                           InterceptDone done) {
-    status_seen = status;
-    done(std::move(status), std::move(response));
-  };
   const CallResult result = Call(relayed_, kSilent, {"?"});
   const std::string expected =
       std::string(kSilent) +
       " is intercepted as a unary method but the runtime answered no message";
   EXPECT_EQ(result.status.error_code(), grpc::StatusCode::INTERNAL);
   EXPECT_EQ(result.status.error_message(), expected);
-  EXPECT_EQ(status_seen.error_message(), expected);
+  EXPECT_EQ(interceptor_.after_seen().status.error_message(), expected);
 }
 
 TEST_F(InterceptorTest, CallerThatSendsNoRequestIsAnsweredWithoutTheInterceptorOrTheRuntime) {
@@ -219,13 +217,8 @@ TEST_F(InterceptorTest, RefusalAnswersTheCallerAndNeverReachesTheRuntime) {
 }
 
 TEST_F(InterceptorTest, SeesTheRuntimesErrorWhichReachesTheCallerWhole) {
-  grpc::Status seen;
-  interceptor_.after = [&](const std::string&, grpc::Status status, std::string response,
-                           InterceptDone done) {
-    seen = status;
-    done(std::move(status), std::move(response));
-  };
   const CallResult result = Call(relayed_, kFail, {"x"});
+  const grpc::Status seen = interceptor_.after_seen().status;
   EXPECT_EQ(seen.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(seen.error_details(), kFailDetails);
   EXPECT_EQ(result.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
