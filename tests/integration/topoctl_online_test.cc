@@ -224,6 +224,28 @@ TEST_F(TopoctlOnlineTest, ReleasingOneContainerKeepsThePod) {
   EXPECT_TRUE(released["released"].get<bool>());
 }
 
+TEST_F(TopoctlOnlineTest, ReleasingWithAContainerIdReleasesOnlyThatInstance) {
+  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  ASSERT_TRUE(Json({"admit", "-f", pod}).is_object());
+  ASSERT_TRUE(Json({"allocate", "--pod", kUid, "--container", "app", "--container-id", "abc123"})
+                  .is_object());
+  // An older instance's id: the daemon names the bound one, and nothing changes.
+  CommandResult r =
+      Topoctl({"release", "--pod", kUid, "--container", "app", "--container-id", "older-instance"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("topoctl: release: "));
+  EXPECT_THAT(r.err, HasSubstr("abc123"));
+  EXPECT_EQ(Json({"allocations"})["pods"].size(), 1u) << "the wrong instance was released";
+  // Without a container it would mean nothing: bad usage.
+  r = Topoctl({"release", "--pod", kUid, "--container-id", "abc123"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(Json({"allocations"})["pods"].size(), 1u);
+  nlohmann::json released =
+      Json({"release", "--pod", kUid, "--container", "app", "--container-id", "abc123"});
+  EXPECT_TRUE(released["released"].get<bool>());
+  EXPECT_TRUE(Json({"allocations"})["pods"].empty());
+}
+
 TEST_F(TopoctlOnlineTest, RefusalExitsOneWithTheReasonOnStderr) {
   const std::string pod = PodFile("big.yaml", GuaranteedPod(kUid, "64"));
   CommandResult r = Topoctl({"admit", "-f", pod, "--output", "json"});

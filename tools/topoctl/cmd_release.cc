@@ -1,6 +1,7 @@
-// topoctl release --pod UID [--container NAME]: releases a pod's allocation, or one
-// container's. Prints {"released": true, "state_generation": N}; an unknown pod or container
-// exits 1 with the daemon's message.
+// topoctl release --pod UID [--container NAME [--container-id ID]]: releases a pod's
+// allocation, or one container's (with --container-id, only while it is bound to that runtime
+// container). Prints {"released": true, "state_generation": N}; an unknown pod or container,
+// or a container bound to another id, exits 1 with the daemon's message.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -18,12 +19,14 @@ namespace {
 struct ReleaseOptions {
   std::string pod;
   std::string container;
+  std::string container_id;
 };
 
 int RunRelease(const GlobalOptions& g, const ReleaseOptions& o) {
   topologyd::v1::ReleaseRequest request;
   request.set_pod_uid(o.pod);
   request.set_container_name(o.container);
+  request.set_container_id(o.container_id);
   topologyd::v1::ReleaseResponse response;
   auto stub = ConnectToDaemon(g.socket);
   grpc::Status s = stub->Release(CallContext().get(), request, &response);
@@ -50,9 +53,13 @@ void InstallRelease(CLI::App& root, CommandContext& ctx) {
       },
       "NON-EMPTY");
   cmd->add_option("--pod", options->pod, "pod uid")->required()->check(non_empty);
-  cmd->add_option("--container", options->container,
-                  "container name (leave it out to release the whole pod)")
-      ->check(non_empty);
+  CLI::Option* container = cmd->add_option("--container", options->container,
+                                           "container name (leave it out to release the whole pod)")
+                               ->check(non_empty);
+  cmd->add_option("--container-id", options->container_id,
+                  "release the container only while it is bound to this runtime container id")
+      ->check(non_empty)
+      ->needs(container);
   cmd->callback([&ctx, options] {
     ctx.action = [&ctx, options] { return RunRelease(*ctx.globals, *options); };
   });
