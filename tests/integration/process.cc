@@ -67,17 +67,6 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 std::string TopologydBinary() { return std::string(TOPOLOGYD_BINARY_DIR) + "/daemon/topologyd"; }
 std::string TopoctlBinary() { return std::string(TOPOLOGYD_BINARY_DIR) + "/tools/topoctl/topoctl"; }
 
-TempDir::TempDir() {
-  char name[] = "/tmp/tpd-XXXXXX";
-  if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = name;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 void WriteFile(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::trunc);
   out << content;

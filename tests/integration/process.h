@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace topologyd::testing {
 
 struct CommandResult {
@@ -24,18 +26,6 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 
 std::string TopologydBinary();
 std::string TopoctlBinary();
-
-// A fresh directory under /tmp (short, so socket paths fit sun_path); removed on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 void WriteFile(const std::string& path, const std::string& content);
 std::string ReadFile(const std::string& path);

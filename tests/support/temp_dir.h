@@ -4,30 +4,39 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
 
 namespace topologyd::testing {
 
-class ScopedTempDir {
+class TempDir {
  public:
-  // `prefix` names the directory in /tmp, e.g. "topologyd-engine".
-  explicit ScopedTempDir(const std::string& prefix) {
-    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  // /tmp/<prefix>-XXXXXX: always /tmp, whatever TMPDIR says, so that a socket path in it
+  // fits a Unix socket address.
+  explicit TempDir(const std::string& prefix = "tpd") {
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
       ADD_FAILURE() << "cannot create a temporary directory " << pattern;
     }
     path_ = pattern;
   }
-  ~ScopedTempDir() {
+  ~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
-  ScopedTempDir(const ScopedTempDir&) = delete;
-  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
 
   const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  // Writes `content` to File(name) and returns that path.
+  std::string Write(const std::string& name, const std::string& content) const {
+    const std::string file = File(name);
+    std::ofstream(file) << content;
+    return file;
+  }
 
  private:
   std::string path_;

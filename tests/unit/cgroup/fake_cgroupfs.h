@@ -14,27 +14,11 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/support/temp_dir.h"
+
 namespace topologyd::cgroup::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "topologyd-cg-XXXXXX").string();
-    char* made = ::mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using TempDir = topologyd::testing::TempDir;
 
 inline void WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);

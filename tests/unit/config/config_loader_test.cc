@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "tests/support/temp_dir.h"
 #include "tests/unit/config/parse_util.h"
 
 namespace topologyd::config {
@@ -440,14 +441,8 @@ TEST(ConfigLoaderTest, MissingFileIsNotFound) {
 // A scratch directory removed at the end of the test.
 class ConfigFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "config_test.XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::filesystem::path dir_;
+  topologyd::testing::TempDir tmp_{"config_test"};
+  const std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(ConfigFileTest, DirectoryIsRefused) {

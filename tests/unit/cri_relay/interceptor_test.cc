@@ -17,12 +17,14 @@
 #include "gtest/gtest.h"
 
 #include "lib/cri_relay/relay.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/cri_relay/fake_runtime.h"
-#include "tests/unit/cri_relay/temp_dir.h"
 #include "tests/unit/cri_relay/test_client.h"
 
 namespace topologyd::cri_relay::testing {
 namespace {
+
+using topologyd::testing::TempDir;
 
 using ::testing::ElementsAre;
 using ::testing::Pair;

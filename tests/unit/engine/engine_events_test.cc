@@ -18,6 +18,7 @@
 #include "lib/engine/engine.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
+#include "tests/support/temp_dir.h"
 
 namespace topologyd::engine {
 namespace {
@@ -100,9 +101,6 @@ pod::Pod GuaranteedPod(const std::string& uid, const std::string& cpu) {
 class EngineEventsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "topologyd-events-XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
     auto loaded = topology::LoadTopology(
         topology::TopologySource::Synthetic("pack:2 numa:1 core:4 pu:2"));  // 16 CPUs, 2 nodes
     ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -134,12 +132,8 @@ class EngineEventsTest : public ::testing::Test {
     ASSERT_TRUE(started.ok()) << started.status();
     engine_ = *std::move(started);
   }
-  void TearDown() override {
-    engine_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  std::string dir_;
+  topologyd::testing::TempDir tmp_{"topologyd-events"};
+  const std::string dir_ = tmp_.path();
   std::shared_ptr<const topology::Topology> topology_;
   config::Config config_;
   state::PosixFileSystem fs_;

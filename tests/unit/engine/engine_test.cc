@@ -188,7 +188,7 @@ class EngineTest : public ::testing::Test {
 
   std::string Cg(const std::string& rel) { return config_.cgroup.root + "/" + rel; }
 
-  topologyd::testing::ScopedTempDir dir_{"topologyd-engine"};
+  topologyd::testing::TempDir dir_{"topologyd-engine"};
   config::Config config_;
   std::shared_ptr<const topology::Topology> topology_;
   state::PosixFileSystem posix_;

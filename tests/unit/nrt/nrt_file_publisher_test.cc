@@ -104,7 +104,7 @@ class NrtFilePublisherTest : public ::testing::Test {
     return from;
   }
 
-  topologyd::testing::ScopedTempDir dir_{"topologyd-nrt"};
+  topologyd::testing::TempDir dir_{"topologyd-nrt"};
   const std::string path_ = dir_.path() + "/run/nrt.yaml";
   state::PosixFileSystem fs_;
   std::unique_ptr<engine::Engine> engine_;
@@ -177,7 +177,7 @@ TEST_F(NrtFilePublisherTest, RefreshRewritesWithoutAChange) {
 }
 
 TEST(WriteFileAtomicallyTest, ReplacesTheFileAndLeavesNoTemporaryFile) {
-  topologyd::testing::ScopedTempDir dir("topologyd-nrt");
+  topologyd::testing::TempDir dir("topologyd-nrt");
   const std::string path = dir.path() + "/nrt.json";
   ASSERT_TRUE(WriteFileAtomically(path, "old").ok());
   ASSERT_TRUE(WriteFileAtomically(path, "new").ok());

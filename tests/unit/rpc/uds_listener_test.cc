@@ -25,6 +25,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "tests/support/temp_dir.h"
 #include "tests/support/thread_cpu.h"
 
 namespace topologyd::rpc {
@@ -65,10 +66,8 @@ struct Seen {
 };
 
 TEST(UdsListenerTest, OutOfDescriptorsItRefusesWithoutSpinningAndRecovers) {
-  char tmpl[] = "/tmp/tpd-listen-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  const std::string path = dir + "/s.sock";
+  const topologyd::testing::TempDir dir("tpd-listen");
+  const std::string path = dir.File("s.sock");
   auto listener = UdsListener::Create({.path = path, .mode = 0600});
   ASSERT_TRUE(listener.ok()) << listener.status();
   std::mutex mu;
@@ -152,7 +151,6 @@ TEST(UdsListenerTest, OutOfDescriptorsItRefusesWithoutSpinningAndRecovers) {
 
   for (int fd : after.accepted) ::close(fd);
   for (int fd : {clients[0], clients[1], served, stat_fd}) ::close(fd);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

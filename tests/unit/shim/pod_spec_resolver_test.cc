@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/pod/pod_manifest.h"
+#include "tests/support/temp_dir.h"
 
 namespace topologyd::shim {
 namespace {
@@ -52,8 +53,6 @@ class PodSpecResolverTest : public ::testing::Test {
     if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
       GTEST_SKIP() << "needs python3 to run a stand-in API server";
     }
-    char dir_template[] = "/tmp/tpd-resolver-XXXXXX";
-    dir_ = ::mkdtemp(dir_template);
     std::ofstream(dir_ + "/pod.json") << kPodJson;
     int out[2];
     ASSERT_EQ(::pipe(out), 0);
@@ -79,7 +78,6 @@ class PodSpecResolverTest : public ::testing::Test {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
   PodSpecResolver Resolver(std::vector<PodSpecSource> sources, std::string server = "") {
@@ -99,7 +97,8 @@ class PodSpecResolverTest : public ::testing::Test {
     return SandboxRecord{"s1", kUid, "shop", "web", std::move(annotations), "/kubepods/pod1", 0};
   }
 
-  std::string dir_;
+  topologyd::testing::TempDir tmp_{"tpd-resolver"};
+  const std::string dir_ = tmp_.path();
   pid_t pid_ = -1;
   std::string server_;
 };

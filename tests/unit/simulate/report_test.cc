@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "tests/support/temp_dir.h"
 #include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::simulate {
@@ -50,12 +51,9 @@ print(c.columns, c.sections, c.cpus, c.pods)
 )";
 
 std::string RunChecker(const std::string& html) {
-  char dir[] = "/tmp/simulate_report_XXXXXX";
-  EXPECT_NE(mkdtemp(dir), nullptr);
-  const std::string page = std::string(dir) + "/report.html";
-  const std::string script = std::string(dir) + "/check.py";
-  std::ofstream(page) << html;
-  std::ofstream(script) << kChecker;
+  const topologyd::testing::TempDir dir("simulate_report");
+  const std::string page = dir.Write("report.html", html);
+  const std::string script = dir.Write("check.py", kChecker);
   const std::string command = std::string(kPython) + " " + script + " " + page + " 2>&1";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
@@ -63,9 +61,6 @@ std::string RunChecker(const std::string& html) {
     while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
     pclose(p);
   }
-  std::remove(page.c_str());
-  std::remove(script.c_str());
-  rmdir(dir);
   return out;
 }
 

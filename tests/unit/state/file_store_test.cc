@@ -18,6 +18,7 @@
 
 #include "lib/state/checkpoint_codec.h"
 #include "tests/support/fault_injecting_file_system.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/state/test_util.h"
 
 namespace topologyd::state {
@@ -37,23 +38,7 @@ class DefaultSigio {
   sighandler_t previous_;
 };
 
-// A fresh directory under the test temp dir, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TEST_TMPDIR");
-    std::string pattern = std::string(base ? base : "/tmp") + "/state_store_XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using topologyd::testing::TempDir;
 
 // A store on a fault-injecting file system in a fresh directory.
 struct FaultyStore {

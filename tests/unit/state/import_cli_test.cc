@@ -9,6 +9,7 @@
 #include "lib/state/checkpoint_codec.h"
 #include "lib/state/file_system.h"
 #include "tests/support/shell.h"
+#include "tests/support/temp_dir.h"
 #include "tests/unit/state/test_util.h"
 
 namespace topologyd::state {
@@ -20,19 +21,11 @@ topologyd::testing::ShellResult RunTopoctl(const std::string& args) {
 
 class ImportCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* base = std::getenv("TEST_TMPDIR");
-    std::string pattern = std::string(base ? base : "/tmp") + "/state_cli_XXXXXX";
-    tmp_ = ::mkdtemp(pattern.data());
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(tmp_, ec);
-  }
   static std::string Fixture(const std::string& name) {
     return testing::FixturePath("kubelet/" + name);
   }
-  std::string tmp_;
+  topologyd::testing::TempDir dir_{"state_cli"};
+  const std::string tmp_ = dir_.path();
 };
 
 TEST_F(ImportCliTest, PrintsStateOnStdout) {

@@ -20,6 +20,7 @@
 
 #include "lib/topology/hwloc_reader.h"
 #include "lib/topology/synthetic_precheck.h"
+#include "tests/support/temp_dir.h"
 
 namespace topologyd::topology {
 namespace {
@@ -27,6 +28,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using topologyd::testing::TempDir;
 
 // Hand-written (hwloc's own XML reader takes no comments, so it is described here): 2 packages
 // x 2 cores x 2 PUs with only PUs 0-3 allowed; NUMA node 0 and HBM node 17 share package 0's
@@ -34,29 +36,6 @@ using ::testing::IsEmpty;
 // carries the kubelet test-map marker; a GPU under package 0 and a SATA controller at the root.
 const std::string kFixture = std::string(TOPOLOGYD_SOURCE_DIR) +
                              "/tests/unit/topology/testdata/two_packages_hbm_disallowed.xml";
-
-// A temp directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "topology_test.XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string Write(const std::string& name, const std::string& content) const {
-    std::filesystem::path file = path_ / name;
-    std::ofstream(file) << content;
-    return file.string();
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -183,7 +162,7 @@ TEST(LoadTopologyTest, BrokenXmlIsInvalidArgumentNamingTheFile) {
   EXPECT_EQ(LoadTopology(TopologySource::Xml(other)).status().code(),
             absl::StatusCode::kInvalidArgument);
 
-  status = LoadTopology(TopologySource::Xml(dir.path().string())).status();
+  status = LoadTopology(TopologySource::Xml(dir.path())).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(status.message()), HasSubstr("not a regular file"));
 }
@@ -341,7 +320,7 @@ TEST(ReadMachineTest, XmlFromTheChildEqualsTheInProcessRead) {
 TEST(ReadMachineTest, ErrorsFromTheChildAreTheInProcessErrors) {
   TempDir dir;
   for (const std::string& path :
-       {std::string("/nonexistent/dir/machine.xml"), dir.path().string(),
+       {std::string("/nonexistent/dir/machine.xml"), dir.path(),
         dir.Write("garbage.xml", "this is not <xml"), dir.Write("empty.xml", ""),
         dir.Write("other.xml", "<?xml version=\"1.0\"?><html><body/></html>\n")}) {
     const TopologySource source = TopologySource::Xml(path);
@@ -356,7 +335,7 @@ TEST(ReadMachineTest, ErrorsFromTheChildAreTheInProcessErrors) {
 // checked before hwloc opens it.)
 TEST(ReadMachineTest, AChildStillLoadingAtTheTimeLimitIsStoppedAndReaped) {
   TempDir dir;
-  const std::string fifo = (dir.path() / "machine.xml").string();
+  const std::string fifo = dir.File("machine.xml");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
   ScopedEnv xml("HWLOC_XMLFILE", fifo);
 

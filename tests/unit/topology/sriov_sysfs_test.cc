@@ -8,6 +8,8 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/support/temp_dir.h"
+
 namespace topologyd::topology {
 namespace {
 
@@ -15,13 +17,7 @@ namespace fs = std::filesystem;
 
 class SriovSysfsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "topologyd-sysfs-XXXXXX").string();
-    root_ = ::mkdtemp(pattern.data());
-    devices_ = root_ + "/sys/bus/pci/devices";
-    fs::create_directories(devices_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  void SetUp() override { fs::create_directories(devices_); }
 
   // A device directory; with `physfn`, the link the kernel gives a virtual function.
   void Device(const std::string& busid, const std::string& physfn = "") {
@@ -29,8 +25,9 @@ class SriovSysfsTest : public ::testing::Test {
     if (!physfn.empty()) fs::create_symlink(physfn, devices_ + "/" + busid + "/physfn");
   }
 
-  std::string root_;
-  std::string devices_;
+  topologyd::testing::TempDir tmp_{"topologyd-sysfs"};
+  const std::string root_ = tmp_.path();
+  const std::string devices_ = root_ + "/sys/bus/pci/devices";
 };
 
 TEST_F(SriovSysfsTest, VirtualFunctionNamesItsPhysicalFunction) {
