@@ -129,7 +129,12 @@ struct MetricsConfig {
 struct PlacementConfig {
   std::string endpoint;    // http:// or https:// base URL
   std::string token_file;  // holds the X-Auth-Token, re-read at every sync; empty = no token
-  std::string node_name;   // the root provider's name; empty = this host's name
+  // TLS towards an https:// endpoint, PEM files re-read at every sync. Empty: the system's CAs,
+  // no client certificate.
+  std::string ca_file;
+  std::string client_cert_file;
+  std::string client_key_file;
+  std::string node_name;  // the root provider's name; empty = this host's name
   std::chrono::milliseconds sync_period{std::chrono::minutes(5)};
   std::string shared_cpus;  // CPU list reported as VCPU; empty = none
   double vcpu_allocation_ratio = 1.0;

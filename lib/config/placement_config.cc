@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "fmt/format.h"
 
@@ -62,6 +63,24 @@ void ReadPlacement(MapReader& r, const std::function<std::string(const std::stri
   }
   r.Path("tokenFile", &out->token_file);
   out->token_file = resolve(out->token_file);
+  const std::pair<const char*, std::string*> tls_files[] = {
+      {"caFile", &out->ca_file},
+      {"clientCertFile", &out->client_cert_file},
+      {"clientKeyFile", &out->client_key_file}};
+  for (const auto& [key, path] : tls_files) {
+    r.Path(key, path);
+    *path = resolve(*path);
+    if (!path->empty() && !out->endpoint.empty() && !out->endpoint.starts_with("https://")) {
+      r.problems()->Add(r.Get(key), r.KeyPath(key),
+                        fmt::format("is for an https:// endpoint, and the endpoint is {}",
+                                    QuoteForMessage(out->endpoint)));
+    }
+  }
+  if (out->client_cert_file.empty() != out->client_key_file.empty()) {
+    const char* given = out->client_cert_file.empty() ? "clientKeyFile" : "clientCertFile";
+    r.problems()->Add(r.Get(given), r.KeyPath(given),
+                      "clientCertFile and clientKeyFile go together");
+  }
 
   r.String("nodeName", &out->node_name);
   if (out->node_name.size() > kMaxPlacementNodeName) {
@@ -109,6 +128,9 @@ void PlanPlacementReload(const Config& old, const Config& next, ReloadPlan* plan
   };
   live(was.endpoint != now.endpoint, "placement.endpoint");
   live(was.token_file != now.token_file, "placement.tokenFile");
+  live(was.ca_file != now.ca_file, "placement.caFile");
+  live(was.client_cert_file != now.client_cert_file, "placement.clientCertFile");
+  live(was.client_key_file != now.client_key_file, "placement.clientKeyFile");
   live(was.node_name != now.node_name, "placement.nodeName");
   live(was.sync_period != now.sync_period, "placement.syncPeriod");
   live(was.shared_cpus != now.shared_cpus, "placement.sharedCPUs");

@@ -45,4 +45,28 @@ void SetCommonOptions(CURL* h, const std::string& url, std::chrono::milliseconds
   curl_easy_setopt(h, CURLOPT_WRITEDATA, body);
 }
 
+void SetTlsOptions(CURL* h, const TlsOptions& tls) {
+  auto blob = [](const std::string& pem) {
+    return curl_blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  };
+  if (tls.insecure_skip_verify) {
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  } else if (!tls.ca_pem.empty()) {
+    // Only the given CAs, as client-go does with a cluster's CA: no system bundle besides.
+    curl_blob ca = blob(tls.ca_pem);
+    curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+    curl_easy_setopt(h, CURLOPT_CAINFO, static_cast<char*>(nullptr));
+    curl_easy_setopt(h, CURLOPT_CAPATH, static_cast<char*>(nullptr));
+  }
+  if (!tls.client_certificate_pem.empty()) {
+    curl_blob cert = blob(tls.client_certificate_pem);
+    curl_blob key = blob(tls.client_key_pem);
+    curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
+    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
+    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+}
+
 }  // namespace topologyd::curl_easy

@@ -46,4 +46,16 @@ absl::StatusOr<Handle> NewHandle();
 void SetCommonOptions(CURL* h, const std::string& url, std::chrono::milliseconds timeout,
                       char* error, curl_slist* headers, ResponseBody* body);
 
+// How a request checks the server and shows itself over https. The PEM texts are copied by
+// curl: they need not outlive the transfer.
+struct TlsOptions {
+  bool insecure_skip_verify = false;   // no check of the server at all
+  std::string ca_pem;                  // only these CAs; empty = the system's
+  std::string client_certificate_pem;  // with client_key_pem: TLS client authentication
+  std::string client_key_pem;
+  friend bool operator==(const TlsOptions&, const TlsOptions&) = default;
+};
+
+void SetTlsOptions(CURL* h, const TlsOptions& tls);
+
 }  // namespace topologyd::curl_easy

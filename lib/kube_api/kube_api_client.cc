@@ -230,29 +230,10 @@ absl::StatusOr<Response> HttpGet(const KubeApiConfig& config, const std::string&
                               std::chrono::milliseconds(absl::ToInt64Milliseconds(config.timeout)),
                               error, headers.get(), &body);
 
-  // The blobs are copied by curl (CURL_BLOB_COPY), so the config's strings need not outlive
-  // the handle.
-  auto blob = [](const std::string& pem) {
-    return curl_blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  };
-  if (config.insecure_skip_tls_verify) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  } else if (!config.certificate_authority.empty()) {
-    // Only the cluster's CA, as client-go does: no system bundle or directory besides.
-    curl_blob ca = blob(config.certificate_authority);
-    curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
-    curl_easy_setopt(h, CURLOPT_CAINFO, static_cast<char*>(nullptr));
-    curl_easy_setopt(h, CURLOPT_CAPATH, static_cast<char*>(nullptr));
-  }
-  if (!config.client_certificate.empty()) {
-    curl_blob cert = blob(config.client_certificate);
-    curl_blob key = blob(config.client_key);
-    curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
-    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
-    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-  }
+  curl_easy::SetTlsOptions(h, {.insecure_skip_verify = config.insecure_skip_tls_verify,
+                               .ca_pem = config.certificate_authority,
+                               .client_certificate_pem = config.client_certificate,
+                               .client_key_pem = config.client_key});
 
   const CURLcode rc = curl_easy_perform(h);
   if (body.too_large) {

@@ -70,10 +70,7 @@ absl::StatusOr<HttpResponse> CurlPlacementTransport::Send(const HttpRequest& req
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, AbortWhenCancelled);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(endpoint_.cancel));
   }
-  if (endpoint_.insecure_skip_tls_verify) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  curl_easy::SetTlsOptions(h, endpoint_.tls);
 
   const CURLcode rc = curl_easy_perform(h);
   const std::string what = request.method + " " + url;

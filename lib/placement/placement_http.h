@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "lib/curl_easy/curl_easy.h"
 #include "lib/placement/sync.h"
 
 namespace topologyd::placement {
@@ -17,7 +18,7 @@ struct HttpEndpoint {
   std::string url;    // e.g. http://127.0.0.1:8778 or https://cloud.example/placement
   std::string token;  // X-Auth-Token; empty = none
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
-  bool insecure_skip_tls_verify = false;
+  curl_easy::TlsOptions tls;
   // When set, a call in progress ends (UNAVAILABLE, within about a second) once it turns
   // true: the daemon's syncer stops without waiting out `timeout`.
   const std::atomic<bool>* cancel = nullptr;

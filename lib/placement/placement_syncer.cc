@@ -34,8 +34,12 @@ class StoppableTransport : public PlacementTransport {
 
 absl::StatusOr<std::unique_ptr<PlacementTransport>> CurlTransport(const SyncTarget& target,
                                                                   const std::atomic<bool>* cancel) {
-  absl::StatusOr<CurlPlacementTransport> curl = CurlPlacementTransport::Create(
-      {.url = target.url, .token = target.token, .timeout = kCallTimeout, .cancel = cancel});
+  absl::StatusOr<CurlPlacementTransport> curl =
+      CurlPlacementTransport::Create({.url = target.url,
+                                      .token = target.token,
+                                      .timeout = kCallTimeout,
+                                      .tls = target.tls,
+                                      .cancel = cancel});
   if (!curl.ok()) return curl.status();
   return std::make_unique<CurlPlacementTransport>(*std::move(curl));
 }

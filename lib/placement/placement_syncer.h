@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 
+#include "lib/curl_easy/curl_easy.h"
 #include "lib/placement/provider_tree.h"
 #include "lib/placement/sync.h"
 
@@ -36,6 +37,7 @@ struct SyncTarget {
   ProviderTree tree;
   std::string url;
   std::string token;  // X-Auth-Token; empty = none
+  curl_easy::TlsOptions tls;
   friend bool operator==(const SyncTarget&, const SyncTarget&) = default;
 };
 

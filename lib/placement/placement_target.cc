@@ -6,7 +6,8 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <string_view>
+#include <tuple>
 
 #include "fmt/format.h"
 
@@ -40,21 +41,67 @@ absl::StatusOr<PlacementOptions> PlacementOptionsFromConfig(
   return options;
 }
 
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
+namespace {
+
+// A token or PEM file is a few KiB; this only bounds a wrong path (a device, a log).
+constexpr std::streamsize kMaxCredentialFileBytes = 1 << 20;
+
+// The text of the file `path` that `key` (placement.tokenFile, ...) names; errors name both.
+absl::StatusOr<std::string> ReadCredentialFile(std::string_view key, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::FailedPreconditionError(
-        fmt::format("placement.tokenFile: cannot read {}: {}", path, std::strerror(errno)));
+        fmt::format("{}: cannot read {}: {}", key, path, std::strerror(errno)));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string token = text.str();
-  const size_t first = token.find_first_not_of(" \t\r\n");
-  const size_t last = token.find_last_not_of(" \t\r\n");
+  std::string text(static_cast<size_t>(kMaxCredentialFileBytes) + 1, '\0');
+  in.read(text.data(), kMaxCredentialFileBytes + 1);
+  if (in.bad()) {
+    return absl::FailedPreconditionError(fmt::format("{}: cannot read {}", key, path));
+  }
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > static_cast<size_t>(kMaxCredentialFileBytes)) {
+    return absl::FailedPreconditionError(
+        fmt::format("{}: {} is larger than {} bytes", key, path, kMaxCredentialFileBytes));
+  }
+  return text;
+}
+
+absl::StatusOr<std::string> ReadPemFile(std::string_view key, const std::string& path) {
+  absl::StatusOr<std::string> text = ReadCredentialFile(key, path);
+  if (!text.ok()) return text.status();
+  if (text->find("-----BEGIN ") == std::string::npos) {
+    return absl::FailedPreconditionError(
+        fmt::format("{}: {} holds no PEM block (-----BEGIN ...)", key, path));
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  absl::StatusOr<std::string> token = ReadCredentialFile("placement.tokenFile", path);
+  if (!token.ok()) return token.status();
+  const size_t first = token->find_first_not_of(" \t\r\n");
+  const size_t last = token->find_last_not_of(" \t\r\n");
   if (first == std::string::npos) {
     return absl::FailedPreconditionError(fmt::format("placement.tokenFile: {} is empty", path));
   }
-  return token.substr(first, last - first + 1);
+  return token->substr(first, last - first + 1);
+}
+
+absl::StatusOr<curl_easy::TlsOptions> ReadTlsFiles(const config::PlacementConfig& placement) {
+  curl_easy::TlsOptions tls;
+  const std::tuple<const char*, const std::string&, std::string*> files[] = {
+      {"placement.caFile", placement.ca_file, &tls.ca_pem},
+      {"placement.clientCertFile", placement.client_cert_file, &tls.client_certificate_pem},
+      {"placement.clientKeyFile", placement.client_key_file, &tls.client_key_pem}};
+  for (const auto& [key, path, pem] : files) {
+    if (path.empty()) continue;
+    absl::StatusOr<std::string> text = ReadPemFile(key, path);
+    if (!text.ok()) return text.status();
+    *pem = *std::move(text);
+  }
+  return tls;
 }
 
 absl::StatusOr<SyncTarget> SyncTargetFromConfig(const config::Config& config,
@@ -66,12 +113,15 @@ absl::StatusOr<SyncTarget> SyncTargetFromConfig(const config::Config& config,
   if (!offer.ok()) return offer.status();
   absl::StatusOr<ProviderTree> tree = BuildProviderTree(machine, *offer, *options);
   if (!tree.ok()) return tree.status();
-  SyncTarget target{.tree = *std::move(tree), .url = placement.endpoint, .token = ""};
+  SyncTarget target{.tree = *std::move(tree), .url = placement.endpoint, .token = "", .tls = {}};
   if (!placement.token_file.empty()) {
     absl::StatusOr<std::string> token = ReadTokenFile(placement.token_file);
     if (!token.ok()) return token.status();
     target.token = *std::move(token);
   }
+  absl::StatusOr<curl_easy::TlsOptions> tls = ReadTlsFiles(placement);
+  if (!tls.ok()) return tls.status();
+  target.tls = *std::move(tls);
   return target;
 }
 

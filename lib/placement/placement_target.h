@@ -26,8 +26,14 @@ std::string HostName();
 // names the key: "placement.tokenFile: cannot read ...".
 [[nodiscard]] absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 
+// The PEM files of placement.caFile, clientCertFile and clientKeyFile, read now (unset ones
+// stay empty). The error names the key and the file: "placement.caFile: cannot read ...",
+// "... holds no PEM block".
+[[nodiscard]] absl::StatusOr<curl_easy::TlsOptions> ReadTlsFiles(
+    const config::PlacementConfig& placement);
+
 // The tree and endpoint of `config` (which must have `placement`) on `machine`: the node
-// offer as NodeOfferFromConfig() builds it, the token read afresh.
+// offer as NodeOfferFromConfig() builds it, the token and TLS files read afresh.
 [[nodiscard]] absl::StatusOr<SyncTarget> SyncTargetFromConfig(const config::Config& config,
                                                               const topology::Topology& machine);
 

@@ -45,7 +45,17 @@ struct TreeFlags {
 struct SyncFlags {
   std::string endpoint;
   std::string token;
+  std::string ca_file;
+  std::string client_cert_file;
+  std::string client_key_file;
   bool dry_run = false;
+};
+
+// Where and how a sync connects, the flags completed from --config and the files read.
+struct SyncEndpoint {
+  std::string url;
+  std::string token;
+  topologyd::curl_easy::TlsOptions tls;
 };
 
 int Fail(const std::string& message) {
@@ -174,42 +184,50 @@ int RunTree(const TreeFlags& flags, const GlobalOptions& g) {
   return kExitOk;
 }
 
-// --endpoint and --token, else the `placement` block of --config (its token file read now).
-absl::StatusOr<SyncFlags> Endpoint(const TreeFlags& flags, SyncFlags sync) {
-  if (!sync.endpoint.empty() && !sync.token.empty()) return sync;
-  std::optional<topologyd::config::PlacementConfig> configured;
+// --endpoint, --token and the TLS files, else the `placement` block of --config; the token
+// and PEM files read now.
+absl::StatusOr<SyncEndpoint> Endpoint(const TreeFlags& flags, const SyncFlags& sync) {
+  topologyd::config::PlacementConfig files;
   if (!flags.config.empty()) {
     absl::StatusOr<topologyd::config::Config> loaded =
         topologyd::config::LoadConfigFile(flags.config);
     if (!loaded.ok()) return loaded.status();
-    configured = loaded->placement;
+    if (loaded->placement) files = *loaded->placement;
   }
-  if (sync.endpoint.empty()) {
-    if (!configured) {
-      return absl::InvalidArgumentError(
-          "--endpoint is required (or a --config file with placement.endpoint)");
-    }
-    sync.endpoint = configured->endpoint;
+  SyncEndpoint endpoint{.url = sync.endpoint.empty() ? files.endpoint : sync.endpoint,
+                        .token = sync.token,
+                        .tls = {}};
+  if (endpoint.url.empty()) {
+    return absl::InvalidArgumentError(
+        "--endpoint is required (or a --config file with placement.endpoint)");
   }
-  if (sync.token.empty() && configured && !configured->token_file.empty()) {
-    absl::StatusOr<std::string> token = placement::ReadTokenFile(configured->token_file);
+  if (endpoint.token.empty() && !files.token_file.empty()) {
+    absl::StatusOr<std::string> token = placement::ReadTokenFile(files.token_file);
     if (!token.ok()) return token.status();
-    sync.token = *std::move(token);
+    endpoint.token = *std::move(token);
   }
-  return sync;
+  if (!sync.ca_file.empty()) files.ca_file = sync.ca_file;
+  if (!sync.client_cert_file.empty() || !sync.client_key_file.empty()) {
+    files.client_cert_file = sync.client_cert_file;
+    files.client_key_file = sync.client_key_file;
+  }
+  absl::StatusOr<topologyd::curl_easy::TlsOptions> tls = placement::ReadTlsFiles(files);
+  if (!tls.ok()) return tls.status();
+  endpoint.tls = *std::move(tls);
+  return endpoint;
 }
 
 int RunSync(const TreeFlags& flags, const SyncFlags& sync_flags, const GlobalOptions& g) {
-  absl::StatusOr<SyncFlags> endpoint = Endpoint(flags, sync_flags);
+  absl::StatusOr<SyncEndpoint> endpoint = Endpoint(flags, sync_flags);
   if (!endpoint.ok()) return Fail(std::string(endpoint.status().message()));
-  const SyncFlags& sync = *endpoint;
   absl::StatusOr<placement::CurlPlacementTransport> transport =
-      placement::CurlPlacementTransport::Create({.url = sync.endpoint, .token = sync.token});
+      placement::CurlPlacementTransport::Create(
+          {.url = endpoint->url, .token = endpoint->token, .tls = endpoint->tls});
   if (!transport.ok()) return Fail(std::string(transport.status().message()));
   absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g);
   if (!tree.ok()) return kExitRefused;
   placement::SyncOptions options;
-  options.dry_run = sync.dry_run;
+  options.dry_run = sync_flags.dry_run;
   options.wait_before_retry = placement::JitteredRetryWait;
   absl::StatusOr<placement::SyncReport> report =
       placement::SyncProviderTree(*transport, *tree, options);
@@ -219,9 +237,9 @@ int RunSync(const TreeFlags& flags, const SyncFlags& sync_flags, const GlobalOpt
   for (const placement::PlannedCall& c : report->plan.calls) {
     planned.push_back(placement::DescribeCall(c));
   }
-  const nlohmann::json doc = {{"endpoint", sync.endpoint},
+  const nlohmann::json doc = {{"endpoint", endpoint->url},
                               {"microversion", report->microversion},
-                              {"dry_run", sync.dry_run},
+                              {"dry_run", sync_flags.dry_run},
                               {"root_provider_uuid", tree->root().uuid},
                               {"planned", planned},
                               {"done", report->done},
@@ -229,16 +247,16 @@ int RunSync(const TreeFlags& flags, const SyncFlags& sync_flags, const GlobalOpt
                               {"errors", report->errors},
                               {"conflicts", report->conflicts}};
   PrintResult(doc, g.format(), [&](const nlohmann::json&) {
-    std::cout << "Placement " << sync.endpoint << ", microversion " << report->microversion
+    std::cout << "Placement " << endpoint->url << ", microversion " << report->microversion
               << ", root " << tree->root().name << " (" << tree->root().uuid << ")\n";
     if (report->plan.calls.empty()) std::cout << "In sync: nothing to write.\n";
-    if (sync.dry_run && !report->plan.calls.empty()) {
+    if (sync_flags.dry_run && !report->plan.calls.empty()) {
       std::cout << "Planned (" << report->plan.calls.size() << "):\n";
       for (const auto& c : report->plan.calls) {
         std::cout << "  " << placement::DescribeCall(c) << "\n";
       }
     }
-    if (!sync.dry_run && !report->done.empty()) {
+    if (!sync_flags.dry_run && !report->done.empty()) {
       std::cout << "Done (" << report->done.size() << "):\n";
       for (const std::string& d : report->done) std::cout << "  " << d << "\n";
     }
@@ -300,6 +318,17 @@ void InstallPlacement(CLI::App& root, CommandContext& context) {
                    "of --config)");
   sync->add_option("--token", sync_flags->token,
                    "Keystone token sent as X-Auth-Token (default: placement.tokenFile's)");
+  sync->add_option("--ca-file", sync_flags->ca_file,
+                   "PEM file of the CAs to trust for an https endpoint, instead of the system's "
+                   "(default: placement.caFile)");
+  CLI::Option* client_cert =
+      sync->add_option("--client-cert", sync_flags->client_cert_file,
+                       "PEM client certificate for TLS (default: placement.clientCertFile)");
+  CLI::Option* client_key =
+      sync->add_option("--client-key", sync_flags->client_key_file,
+                       "PEM key of --client-cert (default: placement.clientKeyFile)");
+  client_cert->needs(client_key);
+  client_key->needs(client_cert);
   sync->add_flag("--dry-run", sync_flags->dry_run, "print the planned calls and change nothing");
   sync->callback([sync_tree_flags, sync_flags, &context] {
     context.action = [sync_tree_flags, sync_flags, &context] {

@@ -4,9 +4,6 @@
 // inline data and with file paths, and the in-cluster configuration.
 #include "lib/kube_api/kube_api_client.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -22,7 +19,9 @@
 #include "gtest/gtest.h"
 
 #include "lib/pod/pod_manifest.h"
+#include "tests/support/port_server.h"
 #include "tests/support/shell.h"
+#include "tests/support/test_certificates.h"
 
 namespace topologyd::kube_api {
 namespace {
@@ -53,69 +52,34 @@ std::string FixturePath() {
 class KubeApiClientTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    for (const char* tool : {"python3", "openssl"}) {
-      if (RunShell(fmt::format("command -v {}", tool)).exit_code != 0) {
-        skip_reason_ = new std::string(fmt::format("{} is not installed", tool));
-        return;
-      }
+    if (RunShell("command -v python3").exit_code != 0) {
+      skip_reason_ = new std::string("python3 is not installed");
+      return;
+    }
+    if (std::string missing = testing::TestCertificatesMissing(); !missing.empty()) {
+      skip_reason_ = new std::string(missing);
+      return;
     }
     char pattern[] = "/tmp/topologyd-kube-api-XXXXXX";
     dir_ = new std::string(::mkdtemp(pattern));
-    // EC keys: quick to make. The server certificate names 127.0.0.1, where the server listens.
-    const std::string script = fmt::format(
-        R"(set -e; cd {}
-key() {{ openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }}
-ca() {{ key "$1.key"; openssl req -x509 -new -key "$1.key" -out "$1.crt" -days 2 -subj "/CN=$1"; }}
-signed() {{ key "$1.key"; openssl req -new -key "$1.key" -out "$1.csr" -subj "$2"
-  openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -out "$1.crt" \
-    -days 2 -extfile "$1.ext"; }}
-ca ca; ca wrong-ca
-printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > server.ext
-printf 'extendedKeyUsage=clientAuth\n' > client.ext
-signed server /CN=kube-apiserver
-signed client "/O=system:nodes/CN=system:node:worker-1"
-)",
-        ShellQuote(*dir_));
-    testing::ShellResult made = RunShell(script);
-    ASSERT_EQ(made.exit_code, 0) << made.err;
+    // The server certificate names 127.0.0.1, where the server listens; the client is a node.
+    const std::string problem =
+        testing::MakeTestCertificates(*dir_, "/O=system:nodes/CN=system:node:worker-1");
+    ASSERT_EQ(problem, "");
 
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
     const std::string server_script =
         std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/integration/kube_api/fake_apiserver.py";
-    server_pid_ = ::fork();
-    ASSERT_GE(server_pid_, 0);
-    if (server_pid_ == 0) {
-      ::dup2(out[1], 1);
-      ::close(out[0]);
-      ::close(out[1]);
-      const std::string cert = *dir_ + "/server.crt", key = *dir_ + "/server.key",
-                        ca = *dir_ + "/ca.crt", pod = FixturePath();
-      ::execlp("python3", "python3", server_script.c_str(), "--cert", cert.c_str(), "--key",
-               key.c_str(), "--client-ca", ca.c_str(), "--token", kToken, "--pod", pod.c_str(),
-               static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::close(out[1]);
-    std::string line;
-    pollfd p{.fd = out[0], .events = POLLIN, .revents = 0};
-    while (line.find('\n') == std::string::npos && ::poll(&p, 1, 10000) == 1) {
-      char buffer[64];
-      const ssize_t n = ::read(out[0], buffer, sizeof buffer);
-      if (n <= 0) break;
-      line.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(out[0]);
-    ASSERT_NE(line.find('\n'), std::string::npos) << "the fake API server did not start";
-    port_ = std::stoi(line);
+    server_ = new testing::PortServer();
+    const std::string started = server_->Start(
+        {"python3", server_script, "--cert", *dir_ + "/server.crt", "--key", *dir_ + "/server.key",
+         "--client-ca", *dir_ + "/ca.crt", "--token", kToken, "--pod", FixturePath()});
+    ASSERT_EQ(started, "") << "the fake API server did not start";
+    port_ = server_->port();
   }
 
   static void TearDownTestSuite() {
-    if (server_pid_ > 0) {
-      ::kill(server_pid_, SIGTERM);
-      ::waitpid(server_pid_, nullptr, 0);
-      server_pid_ = -1;
-    }
+    delete server_;  // stops it
+    server_ = nullptr;
     if (dir_ != nullptr) RunShell("rm -rf " + ShellQuote(*dir_));
     delete dir_;
     dir_ = nullptr;
@@ -147,7 +111,7 @@ signed client "/O=system:nodes/CN=system:node:worker-1"
 
   static inline std::string* skip_reason_ = nullptr;
   static inline std::string* dir_ = nullptr;
-  static inline pid_t server_pid_ = -1;
+  static inline testing::PortServer* server_ = nullptr;
   static inline int port_ = 0;
 };
 

@@ -1,5 +1,5 @@
 // The `placement` block: off when absent, defaults, bad values refused naming the key, the
-// token file resolved beside the config file, and every key inside it live on reload.
+// token and TLS files resolved beside the config file, and every key inside it live on reload.
 #include "lib/config/placement_config.h"
 
 #include <unistd.h>
@@ -41,6 +41,9 @@ TEST(PlacementConfigTest, Defaults) {
   EXPECT_EQ(c.placement->vcpu_allocation_ratio, 1.0);
   EXPECT_EQ(c.placement->base_page_kib, 4u);
   EXPECT_EQ(c.placement->root_provider_uuid, "");
+  EXPECT_EQ(c.placement->ca_file, "");
+  EXPECT_EQ(c.placement->client_cert_file, "");
+  EXPECT_EQ(c.placement->client_key_file, "");
 }
 
 TEST(PlacementConfigTest, EveryKey) {
@@ -54,6 +57,9 @@ placement:
   vcpuAllocationRatio: 4.5
   basePageKiB: 64
   rootProviderUUID: 0102DCB9-F457-5456-A113-77A7F45BF491
+  caFile: /etc/topologyd/cloud-ca.pem
+  clientCertFile: /etc/topologyd/placement.crt
+  clientKeyFile: /etc/topologyd/placement.key
 )");
   ASSERT_TRUE(c.placement.has_value());
   const PlacementConfig& p = *c.placement;
@@ -65,6 +71,9 @@ placement:
   EXPECT_EQ(p.vcpu_allocation_ratio, 4.5);
   EXPECT_EQ(p.base_page_kib, 64u);
   EXPECT_EQ(p.root_provider_uuid, "0102DCB9-F457-5456-A113-77A7F45BF491");
+  EXPECT_EQ(p.ca_file, "/etc/topologyd/cloud-ca.pem");
+  EXPECT_EQ(p.client_cert_file, "/etc/topologyd/placement.crt");
+  EXPECT_EQ(p.client_key_file, "/etc/topologyd/placement.key");
 }
 
 TEST(PlacementConfigTest, BadValuesNameTheKey) {
@@ -95,26 +104,43 @@ TEST(PlacementConfigTest, BadValuesNameTheKey) {
   EXPECT_THAT(ErrorOf(ok + "  rootProviderUUID: not-a-uuid\n"),
               HasSubstr("placement.rootProviderUUID: \"not-a-uuid\" is not a uuid"));
   EXPECT_THAT(ErrorOf(ok + "  token: admin\n"), HasSubstr("placement.token: unknown key"));
+  // TLS files: for https only, a client certificate with its key.
+  EXPECT_THAT(ErrorOf(ok + "  caFile: /ca.pem\n"),
+              HasSubstr("placement.caFile: is for an https:// endpoint, and the endpoint is "
+                        "\"http://p:8778\""));
+  const std::string tls = "placement:\n  endpoint: https://p:8778\n";
+  EXPECT_THAT(ErrorOf(tls + "  clientCertFile: /c.pem\n"),
+              HasSubstr("placement.clientCertFile: clientCertFile and clientKeyFile go together"));
+  EXPECT_THAT(ErrorOf(tls + "  clientKeyFile: /k.pem\n"),
+              HasSubstr("placement.clientKeyFile: clientCertFile and clientKeyFile go together"));
+  EXPECT_THAT(ErrorOf(tls + "  caFile: \"\"\n"), HasSubstr("placement.caFile: must not be empty"));
 }
 
-TEST(PlacementConfigTest, TokenFileIsTakenBesideTheConfigFile) {
+TEST(PlacementConfigTest, TokenAndTlsFilesAreTakenBesideTheConfigFile) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("placement_config_test." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "topologyd.yaml").string();
-  std::ofstream(file) << "placement: {endpoint: \"http://p:8778\", tokenFile: secrets/token}\n";
+  std::ofstream(file) << "placement: {endpoint: \"https://p:8778\", tokenFile: secrets/token, "
+                         "caFile: ca.pem, clientCertFile: tls/c.pem, clientKeyFile: /k.pem}\n";
   absl::StatusOr<Config> c = LoadConfigFile(file);
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->placement->token_file, (dir / "secrets/token").string());
+  EXPECT_EQ(c->placement->ca_file, (dir / "ca.pem").string());
+  EXPECT_EQ(c->placement->client_cert_file, (dir / "tls/c.pem").string());
+  EXPECT_EQ(c->placement->client_key_file, "/k.pem");
 }
 
 TEST(PlacementConfigTest, EveryKeyReloadsLiveTurningItOnOrOffNeedsARestart) {
   const Config old_config = MustParse("placement: {endpoint: \"http://a:8778\"}\n");
   Config next = MustParse(R"(
 placement:
-  endpoint: http://b:8778
+  endpoint: https://b:8778
   tokenFile: /t
+  caFile: /ca
+  clientCertFile: /c
+  clientKeyFile: /k
   nodeName: n
   syncPeriod: 1m
   sharedCPUs: "1"
@@ -125,10 +151,11 @@ placement:
   ReloadPlan plan = PlanReload(old_config, next);
   EXPECT_THAT(plan.refused, IsEmpty());
   EXPECT_THAT(plan.applied,
-              UnorderedElementsAre("placement.endpoint", "placement.tokenFile",
-                                   "placement.nodeName", "placement.syncPeriod",
-                                   "placement.sharedCPUs", "placement.vcpuAllocationRatio",
-                                   "placement.basePageKiB", "placement.rootProviderUUID"));
+              UnorderedElementsAre(
+                  "placement.endpoint", "placement.tokenFile", "placement.nodeName",
+                  "placement.syncPeriod", "placement.sharedCPUs", "placement.vcpuAllocationRatio",
+                  "placement.basePageKiB", "placement.rootProviderUUID", "placement.caFile",
+                  "placement.clientCertFile", "placement.clientKeyFile"));
   EXPECT_EQ(plan.effective.placement, next.placement);
 
   next = MustParse("placement: {endpoint: \"http://a:8778\", vcpuAllocationRatio: 4}\n");

@@ -44,6 +44,48 @@ TEST_F(TokenFile, MissingOrEmptyIsAnErrorNamingTheKey) {
               HasSubstr("placement.tokenFile: " + path_ + " is empty"));
 }
 
+TEST_F(TokenFile, TlsFilesAreReadAsTheyAreAndMustBePem) {
+  const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  Write(pem);
+  config::PlacementConfig placement;
+  absl::StatusOr<curl_easy::TlsOptions> none = ReadTlsFiles(placement);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, curl_easy::TlsOptions{});
+
+  placement.ca_file = path_;
+  placement.client_cert_file = path_;
+  placement.client_key_file = path_;
+  absl::StatusOr<curl_easy::TlsOptions> read = ReadTlsFiles(placement);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->ca_pem, pem);
+  EXPECT_EQ(read->client_certificate_pem, pem);
+  EXPECT_EQ(read->client_key_pem, pem);
+  EXPECT_FALSE(read->insecure_skip_verify);
+
+  Write("not a certificate\n");
+  EXPECT_THAT(std::string(ReadTlsFiles(placement).status().message()),
+              HasSubstr("placement.caFile: " + path_ + " holds no PEM block"));
+  placement.ca_file = path_ + ".missing";
+  EXPECT_THAT(std::string(ReadTlsFiles(placement).status().message()),
+              HasSubstr("placement.caFile: cannot read " + path_ + ".missing"));
+}
+
+TEST_F(TokenFile, TheTargetCarriesTheTlsFilesReadForThisSync) {
+  const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n";
+  Write(pem);
+  absl::StatusOr<config::Config> config = config::ParseConfig(
+      "placement: {endpoint: \"https://cloud.example/placement\", caFile: " + path_ + "}\n",
+      "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  absl::StatusOr<SyncTarget> target = SyncTargetFromConfig(*config, testing::TestHost());
+  ASSERT_TRUE(target.ok()) << target.status();
+  EXPECT_EQ(target->tls.ca_pem, pem);
+  EXPECT_TRUE(target->tls.client_certificate_pem.empty());
+  std::filesystem::remove(path_);
+  EXPECT_THAT(std::string(SyncTargetFromConfig(*config, testing::TestHost()).status().message()),
+              HasSubstr("placement.caFile: cannot read " + path_));
+}
+
 TEST(PlacementOptionsFromConfig, DefaultsToTheHostName) {
   config::PlacementConfig placement;
   placement.endpoint = "http://p:8778";
