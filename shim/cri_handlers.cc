@@ -80,6 +80,11 @@ bool CriHandlers::Intercepts(std::string_view method) {
          std::end(kIntercepted);
 }
 
+bool CriHandlers::AfterOnlyBooks(std::string_view method) {
+  const std::string_view name = MethodName(method);
+  return name == "RunPodSandbox" || name == "CreateContainer";
+}
+
 Forward CriHandlers::Before(std::string_view method, std::string request,
                             std::optional<Deadline> deadline) {
   const std::string_view name = MethodName(method);
@@ -279,9 +284,10 @@ void CriHandlers::AfterCreateContainer(const std::string& request, const std::st
   record.name = create.config().metadata().name();
   record.attempt = create.config().metadata().attempt();
   const cri::LinuxContainerResources& sent = create.config().linux().resources();
-  // The pod's source was decided (and kept) when the container was planned.
-  if (absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
-      full.ok() && !*full) {
+  // The pod's source was decided (and kept) when the container was planned; asking again
+  // could wait on the API server, which this must not (AfterOnlyBooks).
+  if (std::optional<std::optional<pod::Pod>> decided = specs_->Decided(sandbox.pod_uid);
+      decided.has_value() && !decided->has_value()) {
     if (std::optional<podspec::Estimate> estimate = EstimateOf(sandbox, record.name, sent)) {
       record.estimate = std::move(estimate->container);
     }

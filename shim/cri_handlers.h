@@ -55,6 +55,10 @@ class CriHandlers {
   static bool Intercepts(std::string_view method);
 
   Forward Before(std::string_view method, std::string request, std::optional<Deadline> deadline);
+  // Whether After(method, ...) only updates the shim's own records: it makes no call and
+  // never waits, so it may run on the relay's thread.
+  static bool AfterOnlyBooks(std::string_view method);
+
   // The bookkeeping after the runtime answered (`ok`, with `response`) the forwarded call;
   // kubelet gets the runtime's answer unchanged once it is done.
   void After(std::string_view method, const std::string& forwarded_request, bool ok,

@@ -52,6 +52,12 @@ absl::StatusOr<std::optional<pod::Pod>> PodSpecResolver::FullSpec(const SandboxR
   return found;
 }
 
+std::optional<std::optional<pod::Pod>> PodSpecResolver::Decided(const std::string& pod_uid) {
+  absl::MutexLock lock(&mu_);
+  if (auto it = known_.find(pod_uid); it != known_.end()) return it->second;
+  return std::nullopt;
+}
+
 void PodSpecResolver::Forget(const std::string& pod_uid) {
   absl::MutexLock lock(&mu_);
   known_.erase(pod_uid);

@@ -33,6 +33,9 @@ class PodSpecResolver {
   // resources annotation that is present but malformed (the pod author must fix it; guessing
   // instead would place the pod differently from what it asks).
   absl::StatusOr<std::optional<pod::Pod>> FullSpec(const SandboxRecord& sandbox);
+  // What FullSpec decided for the pod, without asking any source (so it never waits):
+  // nullopt when it has not been asked since the pod was last forgotten.
+  std::optional<std::optional<pod::Pod>> Decided(const std::string& pod_uid);
   void Forget(const std::string& pod_uid);
 
  private:

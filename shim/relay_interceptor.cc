@@ -36,6 +36,12 @@ void RelayInterceptor::BeforeForward(const cri_relay::CallInfo& call, std::strin
 void RelayInterceptor::AfterForward(const cri_relay::CallInfo& call,
                                     const std::string& forwarded_request, grpc::Status status,
                                     std::string response, cri_relay::InterceptDone done) {
+  if (CriHandlers::AfterOnlyBooks(call.method)) {
+    // No call to make: answered here, one hand-off fewer before kubelet has its answer.
+    handlers_->After(call.method, forwarded_request, status.ok(), response);
+    done(std::move(status), std::move(response));
+    return;
+  }
   workers_->Post([this, method = call.method, forwarded = forwarded_request,
                   status = std::move(status), response = std::move(response),
                   done = std::move(done)]() mutable {

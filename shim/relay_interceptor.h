@@ -1,5 +1,6 @@
-// The relay's hook, for the CRI calls CriHandlers intercepts: hands each one to a worker and
-// answers the relay from there.
+// The relay's hook, for the CRI calls CriHandlers intercepts: hands each step that may wait
+// (on topologyd, the API server or the runtime) to a worker and answers the relay from there;
+// the bookkeeping after a sandbox's or a container's creation runs on the relay's thread.
 #pragma once
 
 #include <string_view>

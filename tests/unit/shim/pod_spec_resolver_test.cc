@@ -105,13 +105,19 @@ class PodSpecResolverTest : public ::testing::Test {
 
 TEST_F(PodSpecResolverTest, TheApiServersPodIsTheManifestsAndIsAskedOncePerPod) {
   PodSpecResolver resolver = Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate});
+  EXPECT_FALSE(resolver.Decided(kUid).has_value());
   absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(Sandbox());
   ASSERT_TRUE(spec.ok()) << spec.status();
   ASSERT_TRUE(spec->has_value());
   EXPECT_EQ(**spec, *pod::ParsePodManifest(kPodJson));
   ASSERT_TRUE(resolver.FullSpec(Sandbox()).ok());
   EXPECT_EQ(Requests(), 1);
+  // What was decided, without asking again.
+  EXPECT_EQ(resolver.Decided(kUid), std::optional<std::optional<pod::Pod>>(*spec));
+  EXPECT_EQ(Requests(), 1);
   resolver.Forget(kUid);
+  EXPECT_FALSE(resolver.Decided(kUid).has_value());
+  EXPECT_EQ(Requests(), 1);
   ASSERT_TRUE(resolver.FullSpec(Sandbox()).ok());
   EXPECT_EQ(Requests(), 2);
 }
@@ -126,6 +132,9 @@ TEST_F(PodSpecResolverTest, AnApiServerThatCannotAnswerFallsThroughToTheEstimate
   EXPECT_FALSE(spec->has_value());
   ASSERT_TRUE(resolver.FullSpec(other).ok());
   EXPECT_EQ(Requests(), 1) << "the pod keeps the source it was given";
+  // Decided: estimated (a decision without a spec), not "not asked yet".
+  ASSERT_TRUE(resolver.Decided(other.pod_uid).has_value());
+  EXPECT_FALSE(resolver.Decided(other.pod_uid)->has_value());
 
   // Nobody listening.
   PodSpecResolver unreachable =
