@@ -16,6 +16,7 @@
 
 #include "daemon/daemon.h"
 #include "tests/integration/api_pods.h"
+#include "tests/integration/in_process_client.h"
 #include "tests/integration/process.h"
 #include "tests/support/shell.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
@@ -24,15 +25,6 @@ namespace topologyd::testing {
 namespace {
 
 namespace v1 = ::topologyd::v1;
-
-std::unique_ptr<v1::Topologyd::Stub> Connect(const daemon::Daemon& d) {
-  return v1::Topologyd::NewStub(
-      grpc::CreateChannel("unix:" + d.socket_path(), grpc::InsecureChannelCredentials()));
-}
-
-void Deadline(grpc::ClientContext& context) {
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-}
 
 // The file's zones as "zone/resource" -> available, and its fingerprint.
 struct Seen {

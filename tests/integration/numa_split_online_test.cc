@@ -75,12 +75,6 @@ class NumaSplitOnlineTest : public ::testing::Test {
     return RunCommand(args);
   }
 
-  std::string PodFile(const std::string& name, const std::string& manifest) {
-    const std::string path = dir_.File(name);
-    WriteFile(path, manifest);
-    return path;
-  }
-
   TempDir dir_;
   std::string config_;
   std::string socket_;
@@ -89,7 +83,7 @@ class NumaSplitOnlineTest : public ::testing::Test {
 
 TEST_F(NumaSplitOnlineTest, ExplainAdmitRestartAndRefuse) {
   const std::string pod =
-      PodFile("guest.yaml", SplitPod("5f0c0d1e-2222-4a4a-9b9b-00000000000b", 4, 2));
+      dir_.Write("guest.yaml", SplitPod("5f0c0d1e-2222-4a4a-9b9b-00000000000b", 4, 2));
   CommandResult r = Topoctl({"explain", "-f", pod});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("NUMA split: cell 0 on NUMA node 1: 4 exclusive CPUs (8-11)"));
@@ -114,7 +108,7 @@ TEST_F(NumaSplitOnlineTest, ExplainAdmitRestartAndRefuse) {
 
   // Node 1 has 4 free CPUs left; a cell of 5 there is refused, naming it.
   const std::string bigger =
-      PodFile("bigger.yaml", SplitPod("5f0c0d1e-2222-4a4a-9b9b-00000000000c", 5, 2));
+      dir_.Write("bigger.yaml", SplitPod("5f0c0d1e-2222-4a4a-9b9b-00000000000c", 5, 2));
   r = Topoctl({"admit", "-f", bigger, "--output", "json"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   const nlohmann::json refused = nlohmann::json::parse(r.out);

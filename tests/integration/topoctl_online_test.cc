@@ -107,12 +107,6 @@ class TopoctlOnlineTest : public ::testing::Test {
     return nlohmann::json::parse(r.out);
   }
 
-  std::string PodFile(const std::string& name, const std::string& manifest) {
-    const std::string path = dir_.File(name);
-    WriteFile(path, manifest);
-    return path;
-  }
-
   TempDir dir_;
   std::string config_;
   std::string socket_;
@@ -123,7 +117,7 @@ TEST_F(TopoctlOnlineTest, AdmitAllocateListAndRelease) {
   const nlohmann::json empty = Json({"allocations"});
   ASSERT_TRUE(empty.is_object());
   EXPECT_TRUE(empty["pods"].empty());
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   nlohmann::json admitted = Json({"admit", "-f", pod});
   ASSERT_TRUE(admitted.is_object());
   EXPECT_EQ(Keys(admitted), kDecisionKeys);
@@ -211,7 +205,7 @@ TEST_F(TopoctlOnlineTest, UnknownPodIsNotFound) {
 }
 
 TEST_F(TopoctlOnlineTest, ReleasingOneContainerKeepsThePod) {
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   ASSERT_TRUE(Json({"admit", "-f", pod}).is_object());
   CommandResult r = Topoctl({"release", "--pod", kUid, "--container", "nope"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
@@ -225,7 +219,7 @@ TEST_F(TopoctlOnlineTest, ReleasingOneContainerKeepsThePod) {
 }
 
 TEST_F(TopoctlOnlineTest, ReleasingWithAContainerIdReleasesOnlyThatInstance) {
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   ASSERT_TRUE(Json({"admit", "-f", pod}).is_object());
   ASSERT_TRUE(Json({"allocate", "--pod", kUid, "--container", "app", "--container-id", "abc123"})
                   .is_object());
@@ -247,7 +241,7 @@ TEST_F(TopoctlOnlineTest, ReleasingWithAContainerIdReleasesOnlyThatInstance) {
 }
 
 TEST_F(TopoctlOnlineTest, RefusalExitsOneWithTheReasonOnStderr) {
-  const std::string pod = PodFile("big.yaml", GuaranteedPod(kUid, "64"));
+  const std::string pod = dir_.Write("big.yaml", GuaranteedPod(kUid, "64"));
   CommandResult r = Topoctl({"admit", "-f", pod, "--output", "json"});
   EXPECT_EQ(r.exit_code, 1);
   ASSERT_FALSE(r.out.empty()) << r.err;
@@ -286,7 +280,7 @@ TEST_F(TopoctlOnlineTest, AdmitRefusesBadManifestsBeforeCallingTheDaemon) {
 }
 
 TEST_F(TopoctlOnlineTest, AdmitReadsStdinAndPrintsATable) {
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   CommandResult r = RunCommand(
       {"/bin/sh", "-c", TopoctlBinary() + " --socket " + socket_ + " admit -f - < " + pod});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -296,7 +290,7 @@ TEST_F(TopoctlOnlineTest, AdmitReadsStdinAndPrintsATable) {
 }
 
 TEST_F(TopoctlOnlineTest, ExplainOnlineShowsHintsAndMergeWithoutChangingState) {
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   CommandResult r = Topoctl({"explain", "-f", pod, "--output", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -329,7 +323,7 @@ TEST_F(TopoctlOnlineTest, ExplainOnlineShowsHintsAndMergeWithoutChangingState) {
   EXPECT_TRUE(Json({"allocations"})["pods"].empty());
 
   // A pod that would be refused: exit 1, the explanation still printed.
-  const std::string big = PodFile("big.yaml", GuaranteedPod(kUid, "64"));
+  const std::string big = dir_.Write("big.yaml", GuaranteedPod(kUid, "64"));
   r = Topoctl({"explain", "-f", big, "--output", "json"});
   EXPECT_EQ(r.exit_code, 1);
   ASSERT_FALSE(r.out.empty()) << r.err;
@@ -360,7 +354,7 @@ TEST_F(TopoctlOnlineTest, NrtFromTheDaemonEqualsOfflineUntilAPodIsAdmitted) {
             Json({"nrt", "--synthetic", kSynthetic, "--config", config_, "--node-name", "n1"}));
   ASSERT_EQ(online["zones"].size(), 2U);
 
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   ASSERT_EQ(Topoctl({"admit", "-f", pod}).exit_code, 0);
   const nlohmann::json admitted = Json({"nrt", "--node-name", "n1"});
   auto cpus_left = [](const nlohmann::json& nrt) {
@@ -375,7 +369,7 @@ TEST_F(TopoctlOnlineTest, NrtFromTheDaemonEqualsOfflineUntilAPodIsAdmitted) {
 }
 
 TEST_F(TopoctlOnlineTest, YamlOutputIsTheJsonDocument) {
-  const std::string pod = PodFile("pod.yaml", GuaranteedPod(kUid, "2"));
+  const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"topology"}, {"admit", "-f", pod}, {"allocations"}}) {
     std::vector<std::string> yaml_args = args;
