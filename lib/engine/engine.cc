@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <random>
 #include <utility>
 
 #include "absl/time/time.h"
@@ -38,6 +39,13 @@ absl::StatusOr<T> Await(const std::function<void(Completion<T>)>& start) {
   return ready.get();
 }
 
+// 128 random bits in hex.
+std::string RandomInstance() {
+  std::random_device random;
+  std::uniform_int_distribution<uint64_t> bits;
+  return fmt::format("{:016x}{:016x}", bits(random), bits(random));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
@@ -61,6 +69,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
 
 Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointStore store)
     : started_(std::chrono::steady_clock::now()),
+      instance_(RandomInstance()),
       stalled_write_after_(options.stalled_write_after),
       topology_(std::move(options.topology)),
       log_(options.log ? std::move(options.log) : [](const std::string&) {}),
@@ -181,7 +190,7 @@ void Engine::Enforce() {
   enforcer_->Apply(targets);
 }
 
-void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
+void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done, AnswerWhen when) {
   const auto started = std::chrono::steady_clock::now();
   AdmitReply reply;
   AdmissionEvent event;
@@ -211,11 +220,37 @@ void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done) {
   }
   if (!reply.admitted) return done(std::move(reply));  // a refusal changed nothing
   const uint64_t generation = reply.generation;
+  if (when == AnswerWhen::kDecided) {
+    reply.durable = committer_.durable_generation() >= generation;
+    // The cgroups follow once it is written; a failed write is the AwaitDurable's to report.
+    if (!reply.durable) CommitAsync(generation, [](const absl::Status&) {});
+    return done(std::move(reply));
+  }
   CommitAsync(generation,
               [reply = std::move(reply), done = std::move(done)](const absl::Status& s) mutable {
                 if (!s.ok()) return done(s);
                 done(std::move(reply));
               });
+}
+
+void Engine::AwaitDurableAsync(uint64_t generation, Completion<uint64_t> done) {
+  uint64_t reached;
+  {
+    absl::MutexLock lock(&mu_);
+    reached = ledger_.generation();
+  }
+  if (generation > reached) {
+    return done(absl::InvalidArgumentError(fmt::format(
+        "state generation {} has not been reached (the newest is {})", generation, reached)));
+  }
+  committer_.WhenDurable(generation, [generation, done = std::move(done)](const absl::Status& s) {
+    if (!s.ok()) {
+      return done(absl::UnavailableError(fmt::format(
+          "state generation {} is not durable: the state checkpoint could not be written: {}",
+          generation, s.message())));
+    }
+    done(generation);
+  });
 }
 
 absl::StatusOr<AdmitReply> Engine::Admit(const pod::Pod& pod) {

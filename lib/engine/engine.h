@@ -85,6 +85,17 @@ struct AdmitReply {
   std::string message;
   std::vector<ContainerView> containers;
   uint64_t generation = 0;
+  // False only for an admission answered when decided (AnswerWhen::kDecided) before the
+  // checkpoint holding it was written.
+  bool durable = true;
+};
+
+// When an admission is answered.
+enum class AnswerWhen {
+  kDurable,  // once the decision is on disk (what Admit acknowledges)
+  // As soon as it is decided, for a caller that overlaps the checkpoint write with its own
+  // work and then waits for AwaitDurableAsync(generation) before it acknowledges anything.
+  kDecided,
 };
 
 struct ExplainReply {
@@ -143,9 +154,16 @@ class Engine {
   // Admits `pod`, idempotently by uid. A refusal is an OK reply with admitted=false.
   // UNAVAILABLE when the checkpoint could not be written (nothing acknowledged).
   absl::StatusOr<AdmitReply> Admit(const pod::Pod& pod);
-  // Admit without blocking: decides now and calls `done` once the decision is durable (a
-  // refusal or an error at once, on this thread).
-  void AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done);
+  // Admit without blocking: decides now and calls `done` once the decision is durable, or at
+  // once with AnswerWhen::kDecided (a refusal or an error at once, on this thread).
+  void AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done,
+                  AnswerWhen when = AnswerWhen::kDurable);
+  // Calls `done` with `generation` once every change up to it is durable: UNAVAILABLE when the
+  // checkpoint write meant for it failed, INVALID_ARGUMENT for a generation not reached yet.
+  void AwaitDurableAsync(uint64_t generation, Completion<uint64_t> done);
+  // Random, fixed for this engine's life: a generation only means something together with the
+  // instance that gave it out (a restarted daemon may hand the same number out again).
+  const std::string& instance() const { return instance_; }
   // The decision Admit would make now, with every hint; changes nothing.
   absl::StatusOr<ExplainReply> Explain(const pod::Pod& pod) const;
   // Binds an admitted container to its runtime container id and cgroup (relative to the
@@ -230,6 +248,7 @@ class Engine {
                             std::chrono::steady_clock::time_point now) const;
 
   const std::chrono::steady_clock::time_point started_;
+  const std::string instance_;
   const std::chrono::milliseconds stalled_write_after_;
   const std::shared_ptr<const topology::Topology> topology_;
   std::function<void(const std::string&)> log_;

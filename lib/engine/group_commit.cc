@@ -33,8 +33,9 @@ void GroupCommitter::WhenDurable(uint64_t generation, Done done) {
   {
     absl::MutexLock lock(&mu_);
     if (durable_ < generation) {
+      const bool new_change = !pending_.contains(generation);
       pending_.emplace(generation, std::move(done));
-      if (pending_.size() == wake_at_) arrived_.Signal();
+      if (new_change && ++pending_changes_ == wake_at_) arrived_.Signal();
       return;
     }
   }
@@ -49,12 +50,12 @@ absl::Status GroupCommitter::WaitDurable(uint64_t generation) {
 }
 
 void GroupCommitter::Gather() {
-  if (pending_.size() >= last_batch_) return;
+  if (pending_changes_ >= last_batch_) return;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::min<std::chrono::steady_clock::duration>(last_write_, max_gather_);
   wake_at_ = last_batch_;
   // Timed against the steady clock (absl's deadlines are wall-clock times).
-  while (pending_.size() < last_batch_ && !stop_) {
+  while (pending_changes_ < last_batch_ && !stop_) {
     const auto left = deadline - std::chrono::steady_clock::now();
     if (left <= std::chrono::steady_clock::duration::zero()) return;
     arrived_.WaitWithTimeout(&mu_, absl::FromChrono(left));
@@ -88,11 +89,16 @@ void GroupCommitter::WriterLoop() {
                           : pending_.upper_bound(newest_waiting);
     std::vector<Done> served;
     served.reserve(static_cast<size_t>(std::distance(pending_.begin(), end)));
-    for (auto it = pending_.begin(); it != end; ++it) served.push_back(std::move(it->second));
+    size_t changes = 0;
+    for (auto it = pending_.begin(); it != end; ++it) {
+      if (it == pending_.begin() || std::prev(it)->first != it->first) ++changes;
+      served.push_back(std::move(it->second));
+    }
     pending_.erase(pending_.begin(), end);
+    pending_changes_ -= changes;
     if (wrote.ok()) {
       durable_ = std::max(durable_, *wrote);
-      last_batch_ = std::max<size_t>(1, served.size());
+      last_batch_ = std::max<size_t>(1, changes);
       last_write_ = took;
     }
     const absl::Status status = wrote.status();

@@ -78,7 +78,7 @@ class GroupCommitter {
   // Writes attempted, and how many of them failed.
   uint64_t writes() const;
   uint64_t failed_writes() const;
-  // How many waiters the last successful write served.
+  // How many changes (distinct generations waited for) the last successful write served.
   size_t last_batch() const;
   // Waiters whose generation is not durable yet (including those the current write serves).
   size_t waiting() const;
@@ -88,7 +88,9 @@ class GroupCommitter {
  private:
   void WriterLoop();
   // Called by the writer before its snapshot: waits (releasing mu_) until as many changes
-  // are pending as the previous write served, or the gather time is over.
+  // are pending as the previous write served, or the gather time is over. Changes, not
+  // waiters: a caller told of a decision early waits for the same generation as the change's
+  // own waiter, and gathering for it would only delay the write.
   void Gather() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::function<absl::StatusOr<uint64_t>()> write_snapshot_;
@@ -102,11 +104,12 @@ class GroupCommitter {
   absl::Status last_status_ ABSL_GUARDED_BY(mu_);
   // The waiters, by generation; a write completes and removes the ones it covers.
   std::multimap<uint64_t, Done> pending_ ABSL_GUARDED_BY(mu_);
+  size_t pending_changes_ ABSL_GUARDED_BY(mu_) = 0;  // distinct generations in pending_
   size_t last_batch_ ABSL_GUARDED_BY(mu_) = 1;
   std::chrono::steady_clock::duration last_write_ ABSL_GUARDED_BY(mu_){};
   std::optional<std::chrono::steady_clock::time_point> writing_since_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  // How many pending waiters make the writer's wait worth ending: 1 while it is idle, the
+  // How many pending changes make the writer's wait worth ending: 1 while it is idle, the
   // gather target while it gathers, none while it writes. Arrivals below it do not wake the
   // writer (each wake-up is a context switch).
   size_t wake_at_ ABSL_GUARDED_BY(mu_) = 1;

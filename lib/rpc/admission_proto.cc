@@ -158,6 +158,7 @@ void AdmitReplyToProto(const engine::AdmitReply& in, v1::AdmitResponse* out) {
   out->set_message(in.message);
   for (const auto& c : in.containers) ContainerViewToProto(c, out->add_containers());
   out->set_state_generation(in.generation);
+  out->set_not_yet_durable(!in.durable);
 }
 
 void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* out) {

@@ -65,6 +65,7 @@ TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* p
                                    uid_t daemon_uid)
     : engine_(engine), peers_(peers), daemon_uid_(daemon_uid) {
   ParseRequestsOf("Admit", &TopologydService::Admit);
+  ParseRequestsOf("AwaitDurable", &TopologydService::AwaitDurable);
   ParseRequestsOf("Allocate", &TopologydService::Allocate);
   ParseRequestsOf("Release", &TopologydService::Release);
   ParseRequestsOf("Explain", &TopologydService::Explain);
@@ -261,9 +262,37 @@ grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* c
         return pod.ok() ? grpc::Status::OK : ToGrpc(pod.status());
       },
       [&](engine::Completion<engine::AdmitReply> done) {
-        engine_->AdmitAsync(*pod, std::move(done));
+        engine_->AdmitAsync(*pod, std::move(done),
+                            request->answer_when_decided() ? engine::AnswerWhen::kDecided
+                                                           : engine::AnswerWhen::kDurable);
       },
-      [response](const engine::AdmitReply& reply) { AdmitReplyToProto(reply, response); });
+      [this, response](const engine::AdmitReply& reply) {
+        AdmitReplyToProto(reply, response);
+        response->set_instance(engine_->instance());
+      });
+}
+
+grpc::ServerUnaryReactor* TopologydService::AwaitDurable(grpc::CallbackServerContext* context,
+                                                         const v1::AwaitDurableRequest* request,
+                                                         v1::AwaitDurableResponse* response) {
+  return AnswerWhenDurable<uint64_t>(
+      context,
+      [&] {
+        if (request->instance().empty()) return InvalidArgument("instance: required");
+        if (request->instance() != engine_->instance()) {
+          return grpc::Status(
+              grpc::StatusCode::FAILED_PRECONDITION,
+              fmt::format("state generation {} was given out by topologyd instance {}, which "
+                          "has stopped (this is {}): a decision it had not written may be lost; "
+                          "admit again",
+                          request->state_generation(), request->instance(), engine_->instance()));
+        }
+        return grpc::Status::OK;
+      },
+      [&](engine::Completion<uint64_t> done) {
+        engine_->AwaitDurableAsync(request->state_generation(), std::move(done));
+      },
+      [response](uint64_t generation) { response->set_state_generation(generation); });
 }
 
 grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext* context,

@@ -42,6 +42,7 @@ class TopologydService final : public TopologydCallbackService {
   // The generated synchronous overloads stay (unused: gRPC calls the callback ones).
   using TopologydCallbackService::Admit;
   using TopologydCallbackService::Allocate;
+  using TopologydCallbackService::AwaitDurable;
   using TopologydCallbackService::Explain;
   using TopologydCallbackService::GetNodeResourceTopology;
   using TopologydCallbackService::GetTopology;
@@ -53,6 +54,9 @@ class TopologydService final : public TopologydCallbackService {
   grpc::ServerUnaryReactor* Admit(grpc::CallbackServerContext* context,
                                   const topologyd::v1::AdmitRequest* request,
                                   topologyd::v1::AdmitResponse* response) override;
+  grpc::ServerUnaryReactor* AwaitDurable(grpc::CallbackServerContext* context,
+                                         const topologyd::v1::AwaitDurableRequest* request,
+                                         topologyd::v1::AwaitDurableResponse* response) override;
   grpc::ServerUnaryReactor* Allocate(grpc::CallbackServerContext* context,
                                      const topologyd::v1::AllocateRequest* request,
                                      topologyd::v1::AllocateResponse* response) override;

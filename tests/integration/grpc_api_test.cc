@@ -23,6 +23,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "tests/integration/api_pods.h"
+#include "tests/integration/immutable_directory.h"
 #include "tests/integration/process.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
@@ -170,6 +171,76 @@ TEST_F(GrpcApiTest, AdmitAllocateReleaseRoundTrip) {
   EXPECT_EQ(list.pods_size(), 0);
 }
 
+TEST_F(GrpcApiTest, AnAdmissionAnsweredWhenDecidedIsConfirmedByAwaitDurable) {
+  v1::AdmitRequest admit;
+  *admit.mutable_pod() = GuaranteedPod("p1", "2");
+  admit.set_answer_when_decided(true);
+  v1::AdmitResponse decided;
+  ASSERT_TRUE(stub_->Admit(Context().get(), admit, &decided).ok());
+  ASSERT_TRUE(decided.admitted()) << decided.message();
+  // Nothing else is being written: the answer comes before its own write.
+  EXPECT_TRUE(decided.not_yet_durable());
+  EXPECT_THAT(decided.instance(), ::testing::MatchesRegex("[0-9a-f]{32}"));
+
+  v1::AwaitDurableRequest await;
+  await.set_state_generation(decided.state_generation());
+  await.set_instance(decided.instance());
+  v1::AwaitDurableResponse durable;
+  grpc::Status s = stub_->AwaitDurable(Context().get(), await, &durable);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(durable.state_generation(), decided.state_generation());
+  v1::StatusResponse status;
+  ASSERT_TRUE(stub_->Status(Context().get(), {}, &status).ok());
+  EXPECT_GE(status.checkpoint().durable_generation(), decided.state_generation());
+  EXPECT_THAT(ReadFile(dir_.File("state/state.json")), HasSubstr("\"p1\""));
+
+  // Admitted again without the option: the same decision, durable, from the same instance.
+  v1::AdmitResponse again = Admit(GuaranteedPod("p1", "2"));
+  EXPECT_FALSE(again.not_yet_durable());
+  EXPECT_EQ(again.instance(), decided.instance());
+  EXPECT_EQ(again.containers(0).cpus(), decided.containers(0).cpus());
+
+  struct Case {
+    std::string name;
+    uint64_t generation;
+    std::string instance;
+    grpc::StatusCode code;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"no instance", 1, "", grpc::StatusCode::INVALID_ARGUMENT, "instance: required"},
+           {"another instance", 1, "0123456789abcdef0123456789abcdef",
+            grpc::StatusCode::FAILED_PRECONDITION, "admit again"},
+           {"a generation not reached", decided.state_generation() + 5, decided.instance(),
+            grpc::StatusCode::INVALID_ARGUMENT, "has not been reached"}}) {
+    await.set_state_generation(c.generation);
+    await.set_instance(c.instance);
+    s = stub_->AwaitDurable(Context().get(), await, &durable);
+    EXPECT_EQ(s.error_code(), c.code) << c.name << ": " << s.error_message();
+    EXPECT_THAT(s.error_message(), HasSubstr(c.message)) << c.name;
+  }
+}
+
+TEST_F(GrpcApiTest, AwaitDurableReportsACheckpointThatCannotBeWritten) {
+  const std::string state_dir = dir_.File("state");
+  ImmutableDirectory immutable(state_dir);
+  if (!immutable.skip_reason().empty()) GTEST_SKIP() << immutable.skip_reason();
+  v1::AdmitRequest admit;
+  *admit.mutable_pod() = GuaranteedPod("p1", "2");
+  admit.set_answer_when_decided(true);
+  v1::AdmitResponse decided;
+  ASSERT_TRUE(stub_->Admit(Context().get(), admit, &decided).ok());
+  ASSERT_TRUE(decided.admitted());
+  EXPECT_TRUE(decided.not_yet_durable());
+  v1::AwaitDurableRequest await;
+  await.set_state_generation(decided.state_generation());
+  await.set_instance(decided.instance());
+  v1::AwaitDurableResponse durable;
+  grpc::Status s = stub_->AwaitDurable(Context().get(), await, &durable);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("is not durable"));
+}
+
 TEST_F(GrpcApiTest, RefusalIsAReplyNotAnError) {
   v1::AdmitRequest admit;
   *admit.mutable_pod() = GuaranteedPod("huge", "64");
@@ -241,8 +312,9 @@ TEST_F(GrpcApiTest, RequestsThatDoNotParseAreInvalidArguments) {
   EXPECT_THAT(status.error_message(), HasSubstr("Admit: the request does not parse as "
                                                 "topologyd.v1.AdmitRequest"));
   // A field header announcing more bytes than follow.
-  for (const char* method : {"Allocate", "Release", "Explain", "ListAllocations", "GetTopology",
-                             "Status", "WatchAllocations", "GetNodeResourceTopology"}) {
+  for (const char* method :
+       {"Allocate", "Release", "Explain", "ListAllocations", "GetTopology", "Status",
+        "WatchAllocations", "GetNodeResourceTopology", "AwaitDurable"}) {
     std::tie(status, reply) =
         RawCall(fmt::format("/topologyd.v1.Topologyd/{}", method), "\x0a\x7f\xff\xff");
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method;
@@ -600,15 +672,9 @@ TEST_F(GrpcApiTest, HealthServiceReportsServing) {
 // UNAVAILABLE, Status and the health service say so, the log says it once; once the
 // directory is writable again the retried change is acknowledged and all recovers.
 TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
-  if (::getuid() != 0) GTEST_SKIP() << "needs root to make the state directory immutable";
   const std::string state_dir = dir_.File("state");
-  if (RunCommand({"/usr/bin/chattr", "+i", state_dir}).exit_code != 0) {
-    GTEST_SKIP() << "chattr +i is not supported on " << state_dir;
-  }
-  struct MakeMutable {
-    ~MakeMutable() { RunCommand({"/usr/bin/chattr", "-i", path}); }
-    std::string path;
-  } restore{state_dir};
+  ImmutableDirectory immutable(state_dir);
+  if (!immutable.skip_reason().empty()) GTEST_SKIP() << immutable.skip_reason();
 
   v1::AdmitRequest admit;
   *admit.mutable_pod() = GuaranteedPod("p1", "2");
@@ -643,7 +709,7 @@ TEST_F(GrpcApiTest, FailingCheckpointWritesShowUntilTheyRecover) {
   EXPECT_THAT(cli.err, HasSubstr("not acknowledged"));
   EXPECT_THAT(cli.err, Not(HasSubstr("is topologyd running")));
 
-  RunCommand({"/usr/bin/chattr", "-i", state_dir});
+  immutable.MakeWritable();
   ASSERT_TRUE(stub_->Admit(Context().get(), admit, &admitted).ok());
   EXPECT_TRUE(admitted.admitted());
   ASSERT_TRUE(stub_->Status(Context().get(), {}, &status).ok());

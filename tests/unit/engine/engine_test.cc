@@ -85,6 +85,15 @@ std::future<absl::StatusOr<AdmitReply>> AdmitAsync(Engine& engine, const pod::Po
   return future;
 }
 
+// An admission answered when decided; nullopt when `done` was not called before AdmitAsync
+// returned.
+std::optional<absl::StatusOr<AdmitReply>> AdmitWhenDecided(Engine& engine, const pod::Pod& pod) {
+  std::optional<absl::StatusOr<AdmitReply>> reply;
+  engine.AdmitAsync(
+      pod, [&](absl::StatusOr<AdmitReply> r) { reply = std::move(r); }, AnswerWhen::kDecided);
+  return reply;
+}
+
 // Forwards to another FileSystem, except that while closed every SyncDir — the last step of
 // a checkpoint write — waits until Open(): a checkpoint write the test holds open.
 class GatedFileSystem final : public state::FileSystem {
@@ -940,6 +949,76 @@ TEST_F(EngineTest, AsyncAdmitDecidesAtOnceAndCompletesOnlyOnceTheCheckpointIsDur
   EXPECT_EQ(done->generation, 1u);
   EXPECT_EQ((*engine)->Status().checkpoint.durable_generation, 1u);
   EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
+}
+
+TEST_F(EngineTest, AnAdmissionAnsweredWhenDecidedIsDurableOnlyOnceAwaitDurableSaysSo) {
+  GatedFileSystem gated(&posix_);
+  auto engine = StartEngine(&gated);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  gated.Close();
+  std::optional<absl::StatusOr<AdmitReply>> decided =
+      AdmitWhenDecided(**engine, MakePod("p1", "2"));
+  ASSERT_TRUE(decided.has_value()) << "not answered when decided";
+  ASSERT_TRUE(decided->ok()) << decided->status();
+  EXPECT_TRUE((*decided)->admitted);
+  EXPECT_FALSE((*decided)->durable);
+  EXPECT_EQ((*decided)->generation, 1u);
+  ASSERT_EQ((*decided)->containers.size(), 1u);
+  EXPECT_EQ((*decided)->containers[0].cpus.Size(), 2);
+
+  std::promise<absl::StatusOr<uint64_t>> durable;
+  (*engine)->AwaitDurableAsync(
+      1, [&](absl::StatusOr<uint64_t> r) { durable.set_value(std::move(r)); });
+  std::future<absl::StatusOr<uint64_t>> durable_reply = durable.get_future();
+  EXPECT_EQ(durable_reply.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout)
+      << "told durable before the checkpoint was written";
+  std::optional<absl::StatusOr<uint64_t>> unreached;
+  (*engine)->AwaitDurableAsync(2, [&](absl::StatusOr<uint64_t> r) { unreached = std::move(r); });
+  ASSERT_TRUE(unreached.has_value());
+  EXPECT_EQ(unreached->status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unreached->status().message(), HasSubstr("state generation 2 has not been reached"));
+
+  gated.Open();
+  absl::StatusOr<uint64_t> written = durable_reply.get();
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(*written, 1u);
+  EXPECT_THAT(ReadText(config_.state_dir + "/state.json"), HasSubstr("p1"));
+  // Asked again once written, the same admission is durable at once.
+  std::optional<absl::StatusOr<AdmitReply>> again = AdmitWhenDecided(**engine, MakePod("p1", "2"));
+  ASSERT_TRUE(again.has_value() && again->ok());
+  EXPECT_TRUE((*again)->durable);
+  EXPECT_EQ((*again)->containers[0].cpus, (*decided)->containers[0].cpus);
+}
+
+TEST_F(EngineTest, AwaitDurableReportsAFailedCheckpointWrite) {
+  state::FaultInjectingFileSystem faulty(&posix_);
+  auto engine = StartEngine(&faulty);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  faulty.FailFrom(1, EIO);
+  std::optional<absl::StatusOr<AdmitReply>> decided =
+      AdmitWhenDecided(**engine, MakePod("p1", "2"));
+  ASSERT_TRUE(decided.has_value() && decided->ok());
+  EXPECT_TRUE((*decided)->admitted);
+  std::promise<absl::StatusOr<uint64_t>> durable;
+  (*engine)->AwaitDurableAsync(
+      (*decided)->generation, [&](absl::StatusOr<uint64_t> r) { durable.set_value(std::move(r)); });
+  absl::StatusOr<uint64_t> result = durable.get_future().get();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(result.status().message(), HasSubstr("is not durable"));
+  EXPECT_EQ((*engine)->Status().checkpoint.durable_generation, 0u);
+}
+
+TEST_F(EngineTest, EachEngineHasItsOwnInstance) {
+  std::string first;
+  {
+    auto engine = StartEngine();
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    first = (*engine)->instance();
+  }
+  auto restarted = StartEngine();
+  ASSERT_TRUE(restarted.ok()) << restarted.status();
+  EXPECT_THAT(first, ::testing::MatchesRegex("[0-9a-f]{32}"));
+  EXPECT_NE((*restarted)->instance(), first);
 }
 
 TEST_F(EngineTest, AsyncRefusalsAndErrorsCompleteBeforeTheCallReturns) {

@@ -184,6 +184,38 @@ TEST(GroupCommitTest, WriterWaitsForAsManyChangesAsTheLastWriteServed) {
   EXPECT_EQ(committer.last_batch(), 3u);
 }
 
+// A caller told of a decision before it is durable waits for the same generation as the
+// change's own waiter: that is one change, and the next lone change is not kept waiting for a
+// second one.
+TEST(GroupCommitTest, WaitersOfOneGenerationCountAsOneChange) {
+  GatedWrites gate;
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
+  const uint64_t g = gate.Apply();
+  std::atomic<int> completed{0};
+  for (int i = 0; i < 2; ++i) {
+    committer.WhenDurable(g, [&](const absl::Status& s) {
+      EXPECT_TRUE(s.ok()) << s;
+      ++completed;
+    });
+  }
+  gate.WaitStarted(1);
+  // Held long enough that a writer gathering for a second change would still be waiting for
+  // one when the test looks.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  gate.Open(1);
+  while (completed.load() < 2) std::this_thread::yield();
+  EXPECT_EQ(committer.last_batch(), 1u);
+
+  std::thread lone([&, next = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(next).ok()); });
+  WaitUntilWaiting(committer, 1);
+  // A writer gathering for a second change would wait up to the 2 s the last write took.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(gate.started(), 2);
+  gate.Open(2);
+  lone.join();
+  EXPECT_EQ(gate.written(), (std::vector<uint64_t>{1, 2}));
+}
+
 TEST(GroupCommitTest, LoneWriterStopsGatheringAfterTheLastWriteTime) {
   GatedWrites gate;
   GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
