@@ -1,4 +1,4 @@
-// topoctl simulate on the case: 10,000 pods on an 8-NUMA, 256-CPU machine (hwloc
+// topoctl simulate on the target case: 10,000 pods on an 8-NUMA, 256-CPU machine (hwloc
 // synthetic "pack:2 numa:4(memory=64GB) l3:1 core:16 pu:2"; static CPU policy with CPUs 0-1
 // reserved, Static memory manager with 1 GiB reserved on node 0).
 //

@@ -46,7 +46,7 @@ std::optional<podspec::Estimate> EstimateOf(const SandboxRecord& sandbox, const 
   return podspec::EstimateContainer(name, ToCriResources(resources), *qos);
 }
 
-Forward Refuse(absl::Status status) { return Forward{std::move(status), std::string()}; }
+Forward Refuse(absl::Status status) { return Forward{std::move(status), std::string(), nullptr}; }
 
 absl::Status Undecodable(std::string_view what) {
   return absl::InvalidArgumentError(
@@ -93,7 +93,7 @@ Forward CriHandlers::Before(std::string_view method, std::string request,
   if (name == "UpdateContainerResources") {
     return BeforeUpdateContainerResources(std::move(request));
   }
-  return Forward{absl::OkStatus(), std::move(request)};
+  return Forward{absl::OkStatus(), std::move(request), nullptr};
 }
 
 void CriHandlers::After(std::string_view method, const std::string& forwarded_request, bool ok,
@@ -146,7 +146,8 @@ pod::Pod CriHandlers::EstimatedPod(const SandboxRecord& sandbox, const pod::Cont
 CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
                                                 const std::string& name,
                                                 const cri::LinuxContainerResources& resources,
-                                                std::optional<Deadline> deadline) {
+                                                std::optional<Deadline> deadline,
+                                                bool answer_when_decided) {
   Planned plan;
   absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
   if (!full.ok()) {
@@ -192,7 +193,8 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     spdlog::info("{}; creating it unchanged", request.status().message());
     return plan;
   }
-  absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(*request, deadline);
+  absl::StatusOr<v1::AdmitResponse> reply =
+      topologyd_->Admit(*request, deadline, answer_when_decided);
   if (!reply.ok()) {
     if (NeedsPlacement(spec, name) || config_.failure_policy == FailurePolicy::kFail) {
       plan.status = absl::UnavailableError(fmt::format(
@@ -209,6 +211,13 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     plan.status = RefusalStatus(reply->reason(), reply->message());
     return plan;
   }
+  if (reply->not_yet_durable()) {
+    // The checkpoint is written while the runtime creates the container.
+    plan.durability = std::make_shared<DurabilityWait>();
+    topologyd_->AwaitDurableAsync(*reply, deadline, [wait = plan.durability](absl::Status durable) {
+      wait->Settle(std::move(durable));
+    });
+  }
   cache_->PutPod(sandbox.pod_uid, *reply);
   for (const v1::ContainerAllocation& c : reply->containers()) {
     if (c.name() == name) plan.placement = PlacementOf(c);
@@ -224,7 +233,9 @@ Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Dead
   if (!full.ok()) return Refuse(full.status());
   // Without the full spec the containers are learnt one CreateContainer at a time; with it
   // the whole pod is decided now, as kubelet admits a pod before creating anything.
-  if (!*full || cache_->HoldsPod(sandbox.pod_uid)) return Forward{absl::OkStatus(), request};
+  if (!*full || cache_->HoldsPod(sandbox.pod_uid)) {
+    return Forward{absl::OkStatus(), request, nullptr};
+  }
   absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(**full, deadline);
   if (!reply.ok()) {
     bool needs = false;
@@ -236,11 +247,11 @@ Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Dead
           fmt::format("topologyd-shim: pod {}/{} is not started until topologyd admits it: {}",
                       sandbox.namespace_name, sandbox.pod_name, reply.status().message())));
     }
-    return Forward{absl::OkStatus(), request};
+    return Forward{absl::OkStatus(), request, nullptr};
   }
   if (!reply->admitted()) return Refuse(RefusalStatus(reply->reason(), reply->message()));
   cache_->PutPod(sandbox.pod_uid, *reply);
-  return Forward{absl::OkStatus(), request};
+  return Forward{absl::OkStatus(), request, nullptr};
 }
 
 void CriHandlers::AfterRunPodSandbox(const std::string& request, const std::string& response) {
@@ -262,14 +273,46 @@ Forward CriHandlers::BeforeCreateContainer(std::string request, std::optional<De
     if (book_.Sandbox(sandbox.id) == nullptr) book_.PutSandbox(sandbox);
   }
   const std::string& name = create.config().metadata().name();
-  Planned plan = PlanContainer(sandbox, name, create.config().linux().resources(), deadline);
+  Planned plan = PlanContainer(sandbox, name, create.config().linux().resources(), deadline,
+                               /*answer_when_decided=*/true);
   if (!plan.status.ok()) return Refuse(plan.status);
-  if (!plan.placement) return Forward{absl::OkStatus(), std::move(request)};
+  if (!plan.placement) return Forward{absl::OkStatus(), std::move(request), nullptr};
   cri::LinuxContainerResources* resources =
       create.mutable_config()->mutable_linux()->mutable_resources();
   resources->set_cpuset_cpus(plan.placement->cpus);
   if (!plan.placement->mems.empty()) resources->set_cpuset_mems(plan.placement->mems);
-  return Forward{absl::OkStatus(), create.SerializeAsString()};
+  return Forward{absl::OkStatus(), create.SerializeAsString(), std::move(plan.durability)};
+}
+
+absl::Status CriHandlers::AfterCreateNotDurable(const std::string& forwarded_request, bool created,
+                                                const std::string& response,
+                                                const absl::Status& why) {
+  cri::CreateContainerRequest create;
+  create.ParseFromString(forwarded_request);
+  const cri::PodSandboxMetadata& pod = create.sandbox_config().metadata();
+  const std::string& name = create.config().metadata().name();
+  cache_->EraseContainer(pod.uid(), name);
+  cri::CreateContainerResponse container;
+  if (created && container.ParseFromString(response)) {
+    grpc::ClientContext context;
+    context.set_deadline(RuntimeDeadline());
+    cri::RemoveContainerRequest remove;
+    remove.set_container_id(container.container_id());
+    cri::RemoveContainerResponse removed;
+    if (grpc::Status status = runtime_->RemoveContainer(&context, remove, &removed); !status.ok()) {
+      spdlog::error(
+          "container {} ({}) of pod {}/{} was created on a placement topologyd did not make "
+          "durable, and the runtime did not remove it: {}",
+          name, container.container_id(), pod.namespace_(), pod.name(), status.error_message());
+    }
+    absl::MutexLock lock(&mu_);
+    book_.ForgetContainer(container.container_id());
+    pushed_.erase(container.container_id());
+  }
+  return absl::UnavailableError(fmt::format(
+      "topologyd-shim: container {} of pod {}/{} is not created until topologyd has its "
+      "placement on disk: {}",
+      name, pod.namespace_(), pod.name(), why.message()));
 }
 
 void CriHandlers::AfterCreateContainer(const std::string& request, const std::string& response) {
@@ -409,9 +452,9 @@ Forward CriHandlers::BeforeUpdateContainerResources(std::string request) {
     absl::MutexLock lock(&mu_);
     if (const ContainerRecord* c = book_.Container(update.container_id())) container = *c;
   }
-  if (!container) return Forward{absl::OkStatus(), std::move(request)};
+  if (!container) return Forward{absl::OkStatus(), std::move(request), nullptr};
   std::optional<Placement> placement = cache_->Find(container->pod_uid, container->name);
-  if (!placement) return Forward{absl::OkStatus(), std::move(request)};
+  if (!placement) return Forward{absl::OkStatus(), std::move(request), nullptr};
   cri::LinuxContainerResources* linux = update.mutable_linux();
   if (!linux->cpuset_cpus().empty() && linux->cpuset_cpus() != placement->cpus) {
     absl::MutexLock lock(&mu_);
@@ -430,7 +473,7 @@ Forward CriHandlers::BeforeUpdateContainerResources(std::string request) {
     absl::MutexLock lock(&mu_);
     pushed_[container->id] = *placement;
   }
-  return Forward{absl::OkStatus(), update.SerializeAsString()};
+  return Forward{absl::OkStatus(), update.SerializeAsString(), nullptr};
 }
 
 bool CriHandlers::PushPlacement(const std::string& container_id, const Placement& placement) {
@@ -625,7 +668,8 @@ void CriHandlers::Adopt(const ContainerRecord& container) {
   }
   std::optional<cri::LinuxContainerResources> stored = StoredResources(container.id);
   if (!sandbox || !stored) return;
-  Planned plan = PlanContainer(*sandbox, container.name, *stored, std::nullopt);
+  Planned plan = PlanContainer(*sandbox, container.name, *stored, std::nullopt,
+                               /*answer_when_decided=*/false);
   if (!plan.status.ok()) {
     spdlog::warn(
         "running container {} ({}) of pod {}/{} is not held by topologyd and was not adopted: {}",

@@ -31,6 +31,7 @@
 
 #include "cri/v1/runtime.grpc.pb.h"
 #include "shim/allocation_cache.h"
+#include "shim/durability_wait.h"
 #include "shim/pod_spec_resolver.h"
 #include "shim/shim_config.h"
 #include "shim/topologyd_client.h"
@@ -43,6 +44,9 @@ inline constexpr std::string_view kRuntimeService = "/runtime.v1.RuntimeService/
 struct Forward {
   absl::Status status;
   std::string request;
+  // Set when topologyd answered before its decision was durable: kubelet gets the runtime's
+  // answer only once this settles OK (see AfterCreateNotDurable otherwise).
+  std::shared_ptr<DurabilityWait> durability;
 };
 
 class CriHandlers {
@@ -64,6 +68,13 @@ class CriHandlers {
   void After(std::string_view method, const std::string& forwarded_request, bool ok,
              const std::string& response);
 
+  // A CreateContainer forwarded on a placement topologyd then could not make durable (`why`):
+  // the container, when the runtime created it (`created`), is removed again so that kubelet's
+  // retry can create it anew, and that retry asks topologyd again instead of trusting the
+  // shim's copy. The status to answer kubelet with. Calls the runtime: a worker's job.
+  absl::Status AfterCreateNotDurable(const std::string& forwarded_request, bool created,
+                                     const std::string& response, const absl::Status& why);
+
   // The runtime's view, after a shim restart and periodically: sandboxes and containers into
   // the book; running containers bound in topologyd; pods topologyd holds without a sandbox
   // (twice in a row) released; running containers topologyd does not hold (created while it
@@ -78,13 +89,16 @@ class CriHandlers {
  private:
   // A container about to be created: its pod spec (full or estimated) and its placement.
   struct Planned {
-    absl::Status status;                     // not OK: answer kubelet with it
-    std::optional<Placement> placement;      // nullopt: forward unchanged
-    std::optional<pod::Container> estimate;  // when the pod is estimated
+    absl::Status status;                         // not OK: answer kubelet with it
+    std::optional<Placement> placement;          // nullopt: forward unchanged
+    std::optional<pod::Container> estimate;      // when the pod is estimated
+    std::shared_ptr<DurabilityWait> durability;  // only when answered when decided
   };
+  // With `answer_when_decided`, topologyd's answer may come before its decision is durable
+  // (then `durability` is set and already being waited for).
   Planned PlanContainer(const SandboxRecord& sandbox, const std::string& name,
                         const runtime::v1::LinuxContainerResources& resources,
-                        std::optional<Deadline> deadline);
+                        std::optional<Deadline> deadline, bool answer_when_decided);
   // The pod of the book's estimated containers, with `estimate` for its container.
   pod::Pod EstimatedPod(const SandboxRecord& sandbox, const pod::Container& estimate);
 

@@ -5,6 +5,17 @@
 #include "lib/rpc/pod_proto.h"
 
 namespace topologyd::shim {
+namespace {
+
+absl::Status FailureAt(std::string_view socket_path, const grpc::Status& status,
+                       std::string_view call) {
+  return absl::Status(
+      static_cast<absl::StatusCode>(status.error_code()),
+      fmt::format("topologyd at {} did not answer {}: {}", socket_path, call,
+                  status.error_message().empty() ? "no reason given" : status.error_message()));
+}
+
+}  // namespace
 
 TopologydClient::TopologydClient(std::string socket_path, std::chrono::milliseconds timeout)
     : socket_path_(std::move(socket_path)), timeout_(timeout) {
@@ -26,22 +37,41 @@ void TopologydClient::Prepare(grpc::ClientContext* context,
 }
 
 absl::Status TopologydClient::Failure(const grpc::Status& status, std::string_view call) const {
-  return absl::Status(
-      static_cast<absl::StatusCode>(status.error_code()),
-      fmt::format("topologyd at {} did not answer {}: {}", socket_path_, call,
-                  status.error_message().empty() ? "no reason given" : status.error_message()));
+  return FailureAt(socket_path_, status, call);
 }
 
 absl::StatusOr<v1::AdmitResponse> TopologydClient::Admit(const pod::Pod& pod,
-                                                         std::optional<Deadline> deadline) {
+                                                         std::optional<Deadline> deadline,
+                                                         bool answer_when_decided) {
   grpc::ClientContext context;
   Prepare(&context, deadline);
   v1::AdmitRequest request;
   rpc::PodToProto(pod, request.mutable_pod());
+  request.set_answer_when_decided(answer_when_decided);
   v1::AdmitResponse response;
   grpc::Status status = stub_->Admit(&context, request, &response);
   if (!status.ok()) return Failure(status, "Admit");
   return response;
+}
+
+void TopologydClient::AwaitDurableAsync(const v1::AdmitResponse& admitted,
+                                        std::optional<Deadline> deadline,
+                                        std::function<void(absl::Status)> done) {
+  // Lives until gRPC has called back.
+  struct Call {
+    grpc::ClientContext context;
+    v1::AwaitDurableRequest request;
+    v1::AwaitDurableResponse response;
+  };
+  auto call = std::make_shared<Call>();
+  Prepare(&call->context, deadline);
+  call->request.set_state_generation(admitted.state_generation());
+  call->request.set_instance(admitted.instance());
+  stub_->async()->AwaitDurable(
+      &call->context, &call->request, &call->response,
+      [call, socket_path = socket_path_, done = std::move(done)](grpc::Status status) {
+        done(status.ok() ? absl::OkStatus() : FailureAt(socket_path, status, "AwaitDurable"));
+      });
 }
 
 absl::StatusOr<v1::AllocateResponse> TopologydClient::Allocate(const std::string& pod_uid,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +27,15 @@ class TopologydClient {
 
   const std::string& socket_path() const { return socket_path_; }
 
-  absl::StatusOr<v1::AdmitResponse> Admit(const pod::Pod& pod, std::optional<Deadline> deadline);
+  // With `answer_when_decided`, topologyd may answer before the decision is on disk
+  // (AdmitResponse.not_yet_durable): then nothing may be acknowledged before AwaitDurable.
+  absl::StatusOr<v1::AdmitResponse> Admit(const pod::Pod& pod, std::optional<Deadline> deadline,
+                                          bool answer_when_decided = false);
+  // Calls `done` once topologyd says everything up to the admission's state generation is on
+  // disk, or with why not; on a gRPC thread, or on this one when the call cannot start. It
+  // touches nothing of this client, so it may come after the client is gone.
+  void AwaitDurableAsync(const v1::AdmitResponse& admitted, std::optional<Deadline> deadline,
+                         std::function<void(absl::Status)> done);
   absl::StatusOr<v1::AllocateResponse> Allocate(const std::string& pod_uid,
                                                 const std::string& container,
                                                 const std::string& container_id,

@@ -64,7 +64,7 @@ class InterceptedCall {
   // answers INTERNAL so that the caller is not left waiting. It holds a reference.
   class Answer {
    public:
-    using Handler = void (InterceptedCall::*)(grpc::Status, std::string);
+    using Handler = void (InterceptedCall::*)(grpc::Status, std::string, CallMemo);
     Answer(InterceptedCall* call, Handler handler) : call_(call), handler_(handler) {
       call_->refs_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -72,13 +72,13 @@ class InterceptedCall {
       if (!answered_.load()) {
         (call_->*handler_)(grpc::Status(grpc::StatusCode::INTERNAL,
                                         "the CRI relay's interceptor dropped the call unanswered"),
-                           {});
+                           {}, nullptr);
       }
       call_->Unref();
     }
-    void operator()(grpc::Status status, std::string bytes) {
+    void operator()(grpc::Status status, std::string bytes, CallMemo memo) {
       if (answered_.exchange(true)) return;
-      (call_->*handler_)(std::move(status), std::move(bytes));
+      (call_->*handler_)(std::move(status), std::move(bytes), std::move(memo));
     }
 
    private:
@@ -87,10 +87,16 @@ class InterceptedCall {
     std::atomic<bool> answered_{false};
   };
 
-  InterceptDone MakeDone(Answer::Handler handler) {
-    auto answer = std::make_shared<Answer>(this, handler);
+  ForwardDone MakeForwardDone() {
+    auto answer = std::make_shared<Answer>(this, &InterceptedCall::Forward);
+    return [answer](grpc::Status status, std::string bytes, CallMemo memo) {
+      (*answer)(std::move(status), std::move(bytes), std::move(memo));
+    };
+  }
+  InterceptDone MakeReplyDone() {
+    auto answer = std::make_shared<Answer>(this, &InterceptedCall::Reply);
     return [answer](grpc::Status status, std::string bytes) {
-      (*answer)(std::move(status), std::move(bytes));
+      (*answer)(std::move(status), std::move(bytes), nullptr);
     };
   }
 
@@ -113,21 +119,22 @@ class InterceptedCall {
     }
     ShutdownGateScope scope(env_.interceptor_calls);
     if (!scope.open()) {
-      Forward(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
+      Forward(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {},
+              nullptr);
       return;
     }
-    env_.interceptor->BeforeForward(info_, std::move(request_),
-                                    MakeDone(&InterceptedCall::Forward));
+    env_.interceptor->BeforeForward(info_, std::move(request_), MakeForwardDone());
   }
 
   // The interceptor's answer to BeforeForward.
-  void Forward(grpc::Status status, std::string bytes) {
+  void Forward(grpc::Status status, std::string bytes, CallMemo memo) {
     absl::MutexLock lock(&mu_);
     if (phase_ != Phase::kBeforeForward) return;  // the caller went away meanwhile
     if (!status.ok()) {
       FinishCaller(status);
       return;
     }
+    memo_ = std::move(memo);
     phase_ = Phase::kForwarding;
     forwarded_request_ = std::move(bytes);
     request_buffer_ = ToByteBuffer(forwarded_request_);
@@ -166,17 +173,18 @@ class InterceptedCall {
       ShutdownGateScope scope(env_.interceptor_calls);
       if (scope.open()) {
         std::string response = status.ok() ? std::move(response_) : std::string();
-        env_.interceptor->AfterForward(info_, forwarded_request_, std::move(status),
-                                       std::move(response), MakeDone(&InterceptedCall::Reply));
+        env_.interceptor->AfterForward(info_, forwarded_request_, memo_, std::move(status),
+                                       std::move(response), MakeReplyDone());
       } else {
-        Reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
+        Reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {},
+              nullptr);
       }
     }
     Unref();
   }
 
   // The interceptor's answer to AfterForward.
-  void Reply(grpc::Status status, std::string bytes) {
+  void Reply(grpc::Status status, std::string bytes, CallMemo /*unused*/) {
     absl::MutexLock lock(&mu_);
     if (phase_ != Phase::kAfterForward) return;  // the caller went away meanwhile
     FinishCaller(status, &bytes);
@@ -241,6 +249,7 @@ class InterceptedCall {
   grpc::ByteBuffer request_buffer_;   // the read from the caller, then the write on
   grpc::ByteBuffer response_buffer_;  // the read from the runtime, then the reply
   std::string response_;
+  CallMemo memo_;  // BeforeForward's, for AfterForward; set before the runtime call starts
 };
 
 }  // namespace

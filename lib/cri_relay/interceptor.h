@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -22,9 +23,16 @@ struct CallInfo {
   std::chrono::system_clock::time_point deadline;  // the caller's; far future when it set none
 };
 
-// What the caller gets (status, and the message when OK), or for BeforeForward what to send
-// on to the runtime.
+// What the caller gets (status, and the message when OK).
 using InterceptDone = std::function<void(grpc::Status status, std::string bytes)>;
+
+// Whatever BeforeForward wants AfterForward of the same call to have; the relay only keeps it,
+// and lets it go with the call (also when AfterForward never comes).
+using CallMemo = std::shared_ptr<void>;
+
+// BeforeForward's answer: what to send on to the runtime, and a memo for AfterForward (may be
+// null).
+using ForwardDone = std::function<void(grpc::Status status, std::string bytes, CallMemo memo)>;
 
 class Interceptor {
  public:
@@ -34,15 +42,16 @@ class Interceptor {
   // may be intercepted; every other call is relayed without waiting on the interceptor.
   virtual bool Intercepts(std::string_view method) const = 0;
 
-  // The request as the caller sent it. done(OK, bytes) forwards `bytes` to the runtime;
-  // done(error, ignored) answers the caller with that error and forwards nothing.
-  virtual void BeforeForward(const CallInfo& call, std::string request, InterceptDone done) = 0;
+  // The request as the caller sent it. done(OK, bytes, memo) forwards `bytes` to the runtime;
+  // done(error, ignored, ignored) answers the caller with that error and forwards nothing.
+  virtual void BeforeForward(const CallInfo& call, std::string request, ForwardDone done) = 0;
 
-  // The runtime's answer to `forwarded_request`: its status and, when OK, its response.
-  // done(status, bytes) is what the caller receives (bytes only when status is OK). Not
-  // called when the caller has gone away in the meantime.
+  // The runtime's answer to `forwarded_request`: its status and, when OK, its response, with
+  // the memo BeforeForward gave. done(status, bytes) is what the caller receives (bytes only
+  // when status is OK). Not called when the caller has gone away in the meantime.
   virtual void AfterForward(const CallInfo& call, const std::string& forwarded_request,
-                            grpc::Status status, std::string response, InterceptDone done) = 0;
+                            CallMemo memo, grpc::Status status, std::string response,
+                            InterceptDone done) = 0;
 };
 
 }  // namespace topologyd::cri_relay

@@ -24,6 +24,7 @@
 
 #include "lib/pod/pod.h"
 #include "lib/rpc/pod_proto.h"
+#include "tests/integration/immutable_directory.h"
 #include "tests/integration/process.h"
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/cri_channel.h"
@@ -489,6 +490,30 @@ TEST_F(ShimE2ETest, AContainerWaitsForTopologydAndItsRetrySucceeds) {
   ASSERT_EQ(response.pods_size(), 1) << response.DebugString();
   EXPECT_EQ(response.pods(0).containers_size(), 1) << response.DebugString();
   EXPECT_EQ(response.shared_pool(), "0");
+}
+
+// The shim creates the container while topologyd writes its decision, and answers kubelet
+// only once the decision is on disk: when it cannot be written, the container is removed and
+// kubelet's retry, once the disk is back, creates it on the same CPUs.
+TEST_F(ShimE2ETest, AContainerWhosePlacementCannotBeWrittenIsRemovedAndItsRetrySucceeds) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("disk", {Guaranteed("app", "1", "64Mi")})));
+  const std::string state_dir = dir_.File("state");
+  ImmutableDirectory immutable(state_dir);
+  if (!immutable.skip_reason().empty()) GTEST_SKIP() << immutable.skip_reason();
+  std::string id;
+  grpc::Status status = kubelet_->CreateContainer("disk", "app", 0, &id);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("until topologyd has its placement "
+                                                           "on disk"));
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("is not durable"));
+  std::vector<cri::Container> containers;
+  ASSERT_GRPC_OK(kubelet_->ListContainers({}, &containers));
+  EXPECT_TRUE(containers.empty()) << "the runtime kept a container kubelet was told failed";
+
+  immutable.MakeWritable();
+  ASSERT_GRPC_OK(kubelet_->RunContainer("disk", "app", 0, &id));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("disk", "app", id, "1"));
+  EXPECT_THAT(ReadFile(state_dir + "/state.json"), ::testing::HasSubstr("\"disk\""));
 }
 
 // With failurePolicy Ignore, a shared-pool container is created while topologyd is down, unpinned;

@@ -3,6 +3,7 @@
 // it holds a call, other calls go on; it may also answer on the calling thread.
 #include "lib/cri_relay/interceptor.h"
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -52,12 +53,18 @@ class TestInterceptor final : public Interceptor {
   // The hooks run on the relay's calling thread instead, answering before they return (as the
   // shim does for what never waits).
   bool answer_inline = false;
+  // What BeforeForward's answers give the relay to keep for AfterForward.
+  CallMemo memo;
 
   bool Intercepts(std::string_view method) const override {
     return method == kEcho || method == kFail || method == kEmpty || method == kSilent;
   }
-  void BeforeForward(const CallInfo& call, std::string request, InterceptDone done) override {
+  void BeforeForward(const CallInfo& call, std::string request, ForwardDone forward) override {
     EXPECT_TRUE(Intercepts(call.method)) << call.method;
+    InterceptDone done = [forward = std::move(forward), given = memo](grpc::Status status,
+                                                                      std::string bytes) {
+      forward(std::move(status), std::move(bytes), given);
+    };
     if (answer_inline) return before(std::move(request), std::move(done));
     Post([this, request = std::move(request), done = std::move(done)]() mutable {
       before(std::move(request), std::move(done));
@@ -68,17 +75,18 @@ class TestInterceptor final : public Interceptor {
     std::string forwarded;
     grpc::Status status;
     std::string response;
+    const void* memo = nullptr;  // not kept: the test checks when the relay lets it go
   };
   Seen after_seen() {
     absl::MutexLock lock(&mu_);
     return after_seen_;
   }
 
-  void AfterForward(const CallInfo&, const std::string& forwarded, grpc::Status status,
-                    std::string response, InterceptDone done) override {
+  void AfterForward(const CallInfo&, const std::string& forwarded, CallMemo kept,
+                    grpc::Status status, std::string response, InterceptDone done) override {
     {
       absl::MutexLock lock(&mu_);
-      after_seen_ = {forwarded, status, response};
+      after_seen_ = {forwarded, status, response, kept.get()};
     }
     if (answer_inline)
       return after(forwarded, std::move(status), std::move(response), std::move(done));
@@ -280,6 +288,37 @@ TEST_F(InterceptorTest, CallerCancellingAHeldCallGetsCancelledAndTheLateAnswerIs
   // relay goes on serving. (ShutdownAnswersACallTheInterceptorHolds checks the ignored case.)
   held_done(grpc::Status::OK, {});
   EXPECT_EQ(Call(relayed_, kStream, {"1"}).status.error_code(), grpc::StatusCode::OK);
+}
+
+// The relay keeps what BeforeForward gave for AfterForward, and lets it go with the call.
+TEST_F(InterceptorTest, BeforeForwardsMemoReachesAfterForwardAndGoesWithTheCall) {
+  auto memo = std::make_shared<std::string>("placement");
+  const void* given = memo.get();
+  std::weak_ptr<std::string> watched = memo;
+  interceptor_.memo = std::move(memo);
+  const CallResult result = Call(relayed_, kEcho, {"x"});
+  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+  interceptor_.memo.reset();
+  EXPECT_EQ(interceptor_.after_seen().memo, given);
+  // The call is torn down just after the caller has its answer.
+  for (int i = 0; i < 500 && !watched.expired(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(watched.expired()) << "the relay still holds the memo of a finished call";
+
+  // A refusal forwards nothing, and keeps nothing.
+  memo = std::make_shared<std::string>("refused");
+  watched = memo;
+  interceptor_.memo = std::move(memo);
+  interceptor_.before = [](std::string, InterceptDone done) {
+    done(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "no"), {});
+  };
+  EXPECT_EQ(Call(relayed_, kEcho, {"y"}).status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  interceptor_.memo.reset();
+  for (int i = 0; i < 500 && !watched.expired(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(watched.expired());
 }
 
 TEST_F(InterceptorTest, DoneDroppedUnansweredIsAnInternalError) {
