@@ -376,9 +376,13 @@ absl::Status Daemon::StartNrtFile() {
   return absl::OkStatus();
 }
 
-// After the server has drained: the last change is written, then the thread ends.
+// After the server has drained: every change answered reaches the publisher (the engine hands
+// a change over just after the write has answered its callers), the last one is written, then
+// the thread ends. A checkpoint that cannot be written is StopEngine's to report.
 absl::Status Daemon::StopNrtFile() {
-  if (nrt_file_) nrt_file_->Stop();
+  if (!nrt_file_) return absl::OkStatus();
+  engine_->Flush().IgnoreError();
+  nrt_file_->Stop();
   return absl::OkStatus();
 }
 

@@ -606,7 +606,7 @@ absl::Status Engine::Flush() {
     absl::MutexLock lock(&mu_);
     generation = ledger_.generation();
   }
-  return committer_.WaitDurable(generation);
+  return committer_.WaitWritten(generation);
 }
 
 }  // namespace topologyd::engine

@@ -224,7 +224,8 @@ class Engine {
   void StartReconcileLoop();
   void StopReconcileLoop();
 
-  // Makes everything applied so far durable (the final checkpoint at shutdown).
+  // Makes everything applied so far durable (the final checkpoint at shutdown), and returns
+  // once the watchers have been handed the state that write made durable.
   absl::Status Flush();
 
  private:

@@ -18,6 +18,7 @@ GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_s
       written_(std::move(written)),
       max_gather_(max_gather),
       durable_(durable_generation),
+      announced_(durable_generation),
       writer_([this] { WriterLoop(); }) {}
 
 GroupCommitter::~GroupCommitter() {
@@ -47,6 +48,18 @@ absl::Status GroupCommitter::WaitDurable(uint64_t generation) {
   std::future<absl::Status> ready = result.get_future();
   WhenDurable(generation, [&result](const absl::Status& s) { result.set_value(s); });
   return ready.get();
+}
+
+absl::Status GroupCommitter::WaitWritten(uint64_t generation) {
+  if (absl::Status durable = WaitDurable(generation); !durable.ok()) return durable;
+  absl::MutexLock lock(&mu_);
+  struct Reached {
+    const uint64_t* announced;
+    uint64_t generation;
+  } reached{&announced_, generation};
+  mu_.Await(absl::Condition(
+      +[](Reached* r) { return *r->announced >= r->generation; }, &reached));
+  return absl::OkStatus();
 }
 
 void GroupCommitter::Gather() {
@@ -106,6 +119,7 @@ void GroupCommitter::WriterLoop() {
     for (Done& done : served) done(status);
     if (status.ok() && written_) written_();
     mu_.Lock();
+    if (wrote.ok()) announced_ = std::max(announced_, *wrote);
   }
   mu_.Unlock();
 }

@@ -60,6 +60,10 @@ class GroupCommitter {
   void WhenDurable(uint64_t generation, Done done);
   // Blocks until `generation` is durable; the error of the write that was to cover it.
   absl::Status WaitDurable(uint64_t generation);
+  // WaitDurable, and then until the `written` callback of the write that covered
+  // `generation` has returned (a shutdown that must not stop the listeners of `written`
+  // before they have heard of everything acknowledged).
+  absl::Status WaitWritten(uint64_t generation);
 
   // One consistent reading of the counters below.
   struct Stats {
@@ -99,6 +103,8 @@ class GroupCommitter {
   mutable absl::Mutex mu_;
   absl::CondVar arrived_;  // wake_at_ waiters are pending, or stop_ was set
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
+  // The newest generation whose write has also run `written_` (the start's counts).
+  uint64_t announced_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t failed_writes_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status last_status_ ABSL_GUARDED_BY(mu_);

@@ -3,6 +3,7 @@
 // failed checkpoint writes that must not acknowledge anything.
 #include "lib/engine/engine.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -814,6 +815,23 @@ TEST_F(EngineTest, WatchersGetEachDurableStateOnlyOnceItIsOnDisk) {
 }
 
 // A write in progress is shown; it is a health problem only once it runs too long.
+// At shutdown the engine is flushed before the NRT file's publisher stops: by then every
+// watcher must have been handed what was acknowledged, which it is only after the replies.
+TEST_F(EngineTest, FlushReturnsOnceTheWatchersHaveTheAcknowledgedState) {
+  auto engine = StartEngine();
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::atomic<uint64_t> handed{0};
+  (*engine)->WatchAllocations([&](DurableAllocations view) {
+    // A slow listener: the Admit's reply is out long before it has the state.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    handed = view->state.generation;
+  });
+  auto admitted = (*engine)->Admit(MakePod("p1", "2"));
+  ASSERT_TRUE(admitted.ok()) << admitted.status();
+  ASSERT_TRUE((*engine)->Flush().ok());
+  EXPECT_EQ(handed.load(), admitted->generation);
+}
+
 TEST_F(EngineTest, ACheckpointWriteInProgressIsHealthyUntilItStalls) {
   GatedFileSystem gated(&posix_);
   auto engine = StartEngine(&gated);  // stalled after the default 10 s

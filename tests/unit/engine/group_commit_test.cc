@@ -242,6 +242,43 @@ TEST(GroupCommitTest, GatheringIsCappedByMaxGather) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(2500));
 }
 
+// WaitWritten waits for the `written` callback, which runs after the waiters were answered:
+// what a shutdown needs before it stops the callback's listeners.
+TEST(GroupCommitTest, WaitWrittenReturnsOnlyOnceTheWrittenCallbackHasReturned) {
+  std::atomic<uint64_t> current{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<bool> in_written{false};
+  GroupCommitter committer([&]() -> absl::StatusOr<uint64_t> { return current.load(); }, 0,
+                           GroupCommitter::kDefaultMaxGather,
+                           [&] {
+                             in_written = true;
+                             std::unique_lock<std::mutex> lock(mu);
+                             cv.wait(lock, [&] { return release; });
+                           });
+  current = 1;
+  ASSERT_TRUE(committer.WaitDurable(1).ok());  // answered before `written` runs
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    EXPECT_TRUE(committer.WaitWritten(1).ok());
+    returned = true;
+  });
+  while (!in_written.load()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(returned.load()) << "returned while `written` was still running";
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  waiter.join();
+  EXPECT_TRUE(returned.load());
+  // The generation the committer started from counts as written.
+  GroupCommitter restored([] { return absl::StatusOr<uint64_t>(7); }, 7);
+  EXPECT_TRUE(restored.WaitWritten(7).ok());
+}
+
 TEST(GroupCommitTest, WhenDurableCompletesOnTheWriterThreadOnlyAfterTheWrite) {
   GatedWrites gate;
   GroupCommitter committer([&] { return gate.Write(); });
