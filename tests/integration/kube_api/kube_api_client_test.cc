@@ -1,4 +1,4 @@
-// KubeApiClient against a real HTTPS server (fake_apiserver.py beside this file) with a CA,
+// KubeApiClient against a real HTTPS server (tests/support/fake_apiserver.py) with a CA,
 // server and client certificates made by the openssl CLI for each run: token and client
 // certificate authentication, CA verification, HTTP errors, the uid check, kubeconfigs with
 // inline data and with file paths, and the in-cluster configuration.
@@ -68,7 +68,7 @@ class KubeApiClientTest : public ::testing::Test {
     ASSERT_EQ(problem, "");
 
     const std::string server_script =
-        std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/integration/kube_api/fake_apiserver.py";
+        std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/support/fake_apiserver.py";
     server_ = new testing::PortServer();
     const std::string started = server_->Start(
         {"python3", server_script, "--cert", *dir_ + "/server.crt", "--key", *dir_ + "/server.key",

@@ -3,11 +3,6 @@
 // a small HTTP server (python3) serving one Pod.
 #include "shim/pod_spec_resolver.h"
 
-#include <signal.h>
-#include <stdio.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/pod/pod_manifest.h"
+#include "tests/support/port_server.h"
 #include "tests/support/temp_dir.h"
 
 namespace topologyd::shim {
@@ -54,30 +50,11 @@ class PodSpecResolverTest : public ::testing::Test {
       GTEST_SKIP() << "needs python3 to run a stand-in API server";
     }
     std::ofstream(dir_ + "/pod.json") << kPodJson;
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(out[1], 1);
-      const std::string script =
-          std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/unit/shim/pod_server.py";
-      ::execlp("python3", "python3", script.c_str(), (dir_ + "/pod.json").c_str(),
-               (dir_ + "/requests.log").c_str(), nullptr);
-      ::_exit(127);
-    }
-    ::close(out[1]);
-    FILE* port_line = ::fdopen(out[0], "r");
-    int port = 0;
-    ASSERT_EQ(std::fscanf(port_line, "%d", &port), 1) << "the stand-in API server did not start";
-    std::fclose(port_line);
-    server_ = "http://127.0.0.1:" + std::to_string(port);
-  }
-
-  void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
+    const std::string started = server_process_.Start(
+        {"python3", std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/support/fake_apiserver.py", "--pod",
+         dir_ + "/pod.json", "--log", dir_ + "/requests.log"});
+    ASSERT_EQ(started, "") << "the stand-in API server did not start";
+    server_ = "http://127.0.0.1:" + std::to_string(server_process_.port());
   }
 
   PodSpecResolver Resolver(std::vector<PodSpecSource> sources, std::string server = "") {
@@ -99,7 +76,7 @@ class PodSpecResolverTest : public ::testing::Test {
 
   topologyd::testing::TempDir tmp_{"tpd-resolver"};
   const std::string dir_ = tmp_.path();
-  pid_t pid_ = -1;
+  topologyd::testing::PortServer server_process_;
   std::string server_;
 };
 

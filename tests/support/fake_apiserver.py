@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""A tiny HTTPS Kubernetes API server for the kube_api tests.
+"""A tiny Kubernetes API server for the tests.
 
 Serves one Pod (a JSON file) at /api/v1/namespaces/<ns>/pods/<name>, and Status bodies for
-everything else: 401 without a valid bearer token or client certificate, 403 for the namespace
-"forbidden", 404 for other pods. Prints its port on stdout once it listens.
+everything else: 403 for the namespace "forbidden", 404 for other pods. With --cert, --key and
+--client-ca it speaks HTTPS and answers 401 without a valid bearer token (--token) or client
+certificate; without them, plain HTTP to anyone. With --log, each request's path is appended
+to that file. Prints its port on stdout once it listens.
 """
 import argparse
 import http.server
@@ -13,12 +15,14 @@ import ssl
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cert", required=True)
-    parser.add_argument("--key", required=True)
-    parser.add_argument("--client-ca", required=True)
-    parser.add_argument("--token", required=True)
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
+    parser.add_argument("--client-ca")
+    parser.add_argument("--token")
     parser.add_argument("--pod", required=True)
+    parser.add_argument("--log")
     args = parser.parse_args()
+    tls = args.cert is not None
 
     with open(args.pod, "rb") as f:
         pod_body = f.read()
@@ -42,9 +46,13 @@ def main():
             self.reply(code, json.dumps(body).encode())
 
         def do_GET(self):
-            token_ok = self.headers.get("Authorization") == "Bearer " + args.token
-            if not token_ok and not self.connection.getpeercert():
-                return self.status(401, "Unauthorized", "Unauthorized")
+            if args.log:
+                with open(args.log, "a") as log:
+                    log.write(self.path + "\n")
+            if tls:
+                token_ok = self.headers.get("Authorization") == "Bearer " + str(args.token)
+                if not token_ok and not self.connection.getpeercert():
+                    return self.status(401, "Unauthorized", "Unauthorized")
             if self.path == pod_path:
                 return self.reply(200, pod_body)
             parts = self.path.split("/")
@@ -58,11 +66,12 @@ def main():
             return self.status(404, "NotFound", "the server could not find the requested resource")
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(args.cert, args.key)
-    context.load_verify_locations(args.client_ca)
-    context.verify_mode = ssl.CERT_OPTIONAL
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.cert, args.key)
+        context.load_verify_locations(args.client_ca)
+        context.verify_mode = ssl.CERT_OPTIONAL
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
