@@ -4,8 +4,10 @@
 //
 // Changes (Admit, Allocate, Release) are decided under one mutex, applied in memory with a
 // new generation number, and acknowledged only once a checkpoint containing them is durable
-// (GroupCommitter: concurrent changes share one fsync). Reads (ListAllocations, Explain,
-// Status) see a consistent snapshot. A refused admission changes nothing.
+// (GroupCommitter: concurrent changes share one fsync); an admission may instead be answered
+// when decided, for a caller that waits for AwaitDurableAsync before it acknowledges anything.
+// Reads (ListAllocations, Explain, Status) see a consistent snapshot. A refused admission
+// changes nothing.
 //
 // Thread-safety: every public method is safe to call concurrently.
 #pragma once

@@ -30,8 +30,9 @@ namespace topologyd::rpc {
 // Every RPC uses gRPC's callback API. A change (Admit, Allocate, Release) is decided in the
 // handler, which hands its reply to the Engine's group commit and returns: the reply is sent
 // from the checkpoint writer once the checkpoint holding it is durable, so no thread sits
-// blocked per call while the checkpoint is written. Reads answer at once. WatchAllocations
-// streams from the Engine's checkpoint writer (AllocationsWatch).
+// blocked per call while the checkpoint is written; an Admit that asks to be answered when
+// decided is answered at once, and AwaitDurable then waits like a change. Reads answer at
+// once. WatchAllocations streams from the Engine's checkpoint writer (AllocationsWatch).
 using TopologydCallbackService = topologyd::v1::Topologyd::CallbackService;
 
 class TopologydService final : public TopologydCallbackService {
