@@ -1,10 +1,12 @@
 // CriHandlers: what the shim does around the CRI calls it intercepts (docs/shim.md has the
-// table). Each handler runs on one of the shim's worker threads, never on a gRPC thread, and
-// may call topologyd and the runtime synchronously.
+// table). Each handler that calls topologyd or the runtime (synchronously) runs on one of the
+// shim's worker threads, never on a gRPC thread; only the bookkeeping of AfterOnlyBooks runs on
+// the relay's.
 //
 //   RunPodSandbox            with a full spec: admit the whole pod before the sandbox exists
 //   CreateContainer          place the container (admitting it if topologyd does not hold it)
-//                            and put its CPUs and memory nodes into the forwarded request
+//                            and put its CPUs and memory nodes into the forwarded request;
+//                            kubelet's answer waits until topologyd has the placement on disk
 //   StartContainer           bind the new container id and cgroup in topologyd
 //   RemoveContainer          release the container if this instance is the bound one
 //   StopPodSandbox /
