@@ -159,11 +159,6 @@ uint64_t NrtFilePublisher::writes() const {
   return inbox_->writes;
 }
 
-bool NrtFilePublisher::pending() const {
-  absl::MutexLock lock(&inbox_->mu);
-  return inbox_->dirty;
-}
-
 absl::Status NrtFilePublisher::WriteNow(const engine::DurableAllocations& allocations) {
   std::shared_ptr<const admission::NodePolicy> policy = options_.engine->policy();
   const std::string name = NodeName(options_.engine->config()->nrt.node_name);

@@ -50,9 +50,6 @@ class NrtFilePublisher {
   void Stop();
 
   uint64_t writes() const;  // successful writes, the first included
-  // Whether a change has reached the publisher and waits for its write. The engine hands a
-  // change over just after the write that made it durable has answered its callers.
-  bool pending() const;
 
  private:
   // What the engine's listener hands over. Shared with the listener, which may still be
