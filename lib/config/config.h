@@ -152,11 +152,13 @@ struct Config {
 
   std::string cpu_manager_policy = "none";  // none | static
   std::map<std::string, std::string> cpu_manager_policy_options;
-  // kubelet's featureGates that topologyd honours: the maturity gates of the CPU Manager's
-  // policy options (kubelet's defaults: alpha off, beta on).
+  // kubelet's featureGates that topologyd honours, with kubelet v1.34's defaults: the maturity
+  // gates of the CPU Manager's policy options (alpha off, beta on), and whether a container
+  // with exclusive CPUs runs without a CFS quota (Beta, on).
   struct FeatureGates {
     bool cpu_manager_policy_alpha_options = false;
     bool cpu_manager_policy_beta_options = true;
+    bool disable_cpu_quota_with_exclusive_cpus = true;
     friend bool operator==(const FeatureGates&, const FeatureGates&) = default;
   } feature_gates;
   std::optional<std::string> reserved_system_cpus;  // CPU list

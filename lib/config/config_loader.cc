@@ -177,6 +177,8 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
   r.Nested("featureGates", [&](MapReader& g) {
     g.Bool("CPUManagerPolicyAlphaOptions", &c->feature_gates.cpu_manager_policy_alpha_options);
     g.Bool("CPUManagerPolicyBetaOptions", &c->feature_gates.cpu_manager_policy_beta_options);
+    g.Bool("DisableCPUQuotaWithExclusiveCPUs",
+           &c->feature_gates.disable_cpu_quota_with_exclusive_cpus);
   });
   std::string reserved;
   if (r.Scalar("reservedSystemCPUs", &reserved)) c->reserved_system_cpus = reserved;

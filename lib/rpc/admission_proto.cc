@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 
+#include "lib/admission/cpu_quota.h"
 #include "lib/common/absl_fmt.h"
 #include "lib/common/status_macros.h"
 
@@ -135,33 +136,39 @@ absl::StatusOr<admission::ContainerAllocation> ContainerFromProto(
 }
 
 // What a container holds, without its runtime binding.
-void HoldingsToProto(const state::ContainerRecord& in, v1::ContainerAllocation* out) {
+void HoldingsToProto(const state::ContainerRecord& in, const FeatureGates& gates,
+                     v1::ContainerAllocation* out) {
   out->set_name(in.name);
   out->set_cpus(in.cpus.ToString());
   out->set_exclusive(in.exclusive);
   for (int id : in.numa_affinity) out->add_numa_affinity(id);
   for (int id : state::MemoryNodes(in)) out->add_memory_numa(id);
   DevicesToProto(in.devices, out);
+  out->set_cpu_quota_unlimited(
+      admission::CpuQuotaUnlimited(gates.disable_cpu_quota_with_exclusive_cpus, in));
 }
 
 }  // namespace
 
-void ContainerViewToProto(const engine::ContainerView& in, v1::ContainerAllocation* out) {
-  HoldingsToProto(in, out);
+void ContainerViewToProto(const engine::ContainerView& in, const FeatureGates& gates,
+                          v1::ContainerAllocation* out) {
+  HoldingsToProto(in, gates, out);
   out->set_container_id(in.container_id);
   out->set_cgroup(in.cgroup);
 }
 
-void AdmitReplyToProto(const engine::AdmitReply& in, v1::AdmitResponse* out) {
+void AdmitReplyToProto(const engine::AdmitReply& in, const FeatureGates& gates,
+                       v1::AdmitResponse* out) {
   out->set_admitted(in.admitted);
   out->set_reason(in.reason);
   out->set_message(in.message);
-  for (const auto& c : in.containers) ContainerViewToProto(c, out->add_containers());
+  for (const auto& c : in.containers) ContainerViewToProto(c, gates, out->add_containers());
   out->set_state_generation(in.generation);
   out->set_not_yet_durable(!in.durable);
 }
 
-void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* out) {
+void ExplainReplyToProto(const engine::ExplainReply& in, const FeatureGates& gates,
+                         v1::ExplainResponse* out) {
   const admission::AdmissionResult& result = in.result;
   const hints::NumaIndex& numa = in.policy->numa;
   v1::AdmitResponse* decision = out->mutable_decision();
@@ -169,7 +176,7 @@ void ExplainReplyToProto(const engine::ExplainReply& in, v1::ExplainResponse* ou
   decision->set_reason(result.reason);
   decision->set_message(result.message);
   for (const admission::ContainerAllocation& c : result.containers) {
-    HoldingsToProto(c, decision->add_containers());
+    HoldingsToProto(c, gates, decision->add_containers());
   }
   const admission::Explanation& explanation = result.explanation;
   for (const std::string& note : explanation.notes) out->add_notes(note);
@@ -249,7 +256,8 @@ absl::StatusOr<ExplainedResult> ExplainResponseToResult(const v1::ExplainRespons
   return out;
 }
 
-void AllocationsToProto(const engine::AllocationsView& in, v1::ListAllocationsResponse* out) {
+void AllocationsToProto(const engine::AllocationsView& in, const FeatureGates& gates,
+                        v1::ListAllocationsResponse* out) {
   out->set_reserved(in.reserved.ToString());
   out->set_shared_pool(in.shared_pool.ToString());
   out->set_state_generation(in.state.generation);
@@ -258,7 +266,7 @@ void AllocationsToProto(const engine::AllocationsView& in, v1::ListAllocationsRe
     p->set_uid(pod.uid);
     p->set_namespace_(pod.namespace_name);
     p->set_name(pod.name);
-    for (const auto& c : pod.containers) ContainerViewToProto(c, p->add_containers());
+    for (const auto& c : pod.containers) ContainerViewToProto(c, gates, p->add_containers());
   }
 }
 

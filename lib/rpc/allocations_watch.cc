@@ -75,7 +75,7 @@ void AllocationsWatch::Pump() {
       finish = *end_;
     } else if (newest_ && (!sent_ || *sent_ < newest_->state.generation)) {
       message_.Clear();
-      AllocationsToProto(*newest_, &message_);
+      AllocationsToProto(*newest_, engine_->config()->feature_gates, &message_);
       sent_ = newest_->state.generation;
       writing_ = true;
       write = &message_;

@@ -267,7 +267,7 @@ grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* c
                                                            : engine::AnswerWhen::kDurable);
       },
       [this, response](const engine::AdmitReply& reply) {
-        AdmitReplyToProto(reply, response);
+        AdmitReplyToProto(reply, engine_->config()->feature_gates, response);
         response->set_instance(engine_->instance());
       });
 }
@@ -304,7 +304,7 @@ grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext*
     if (!pod.ok()) return ToGrpc(pod.status());
     absl::StatusOr<engine::ExplainReply> reply = engine_->Explain(*pod);
     if (!reply.ok()) return ToGrpc(reply.status());
-    ExplainReplyToProto(*reply, response);
+    ExplainReplyToProto(*reply, engine_->config()->feature_gates, response);
     return grpc::Status::OK;
   });
 }
@@ -331,8 +331,8 @@ grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext
         engine_->AllocateAsync(request->pod_uid(), request->container_name(),
                                request->container_id(), request->cgroup(), std::move(done));
       },
-      [response](const engine::ContainerView& view) {
-        ContainerViewToProto(view, response->mutable_container());
+      [this, response](const engine::ContainerView& view) {
+        ContainerViewToProto(view, engine_->config()->feature_gates, response->mutable_container());
       });
 }
 
@@ -369,7 +369,7 @@ grpc::ServerUnaryReactor* TopologydService::ListAllocations(grpc::CallbackServer
                                                             const v1::ListAllocationsRequest*,
                                                             v1::ListAllocationsResponse* response) {
   return Answer(context, [&] {
-    AllocationsToProto(engine_->ListAllocations(), response);
+    AllocationsToProto(engine_->ListAllocations(), engine_->config()->feature_gates, response);
     return grpc::Status::OK;
   });
 }

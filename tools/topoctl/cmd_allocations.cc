@@ -156,7 +156,7 @@ std::variant<ListedNode, int> BuildOfflineNode(const AllocationsFlags& flags) {
                               *std::move(records), flags.state, flags.config);
   if (!ledger.ok()) return FailAllocations(std::string(ledger.status().message()));
   ListedNode node;
-  rpc::AllocationsToProto(ledger->List(), &node.allocations);
+  rpc::AllocationsToProto(ledger->List(), config->feature_gates, &node.allocations);
   node.machine = *std::move(machine);
   return node;
 }

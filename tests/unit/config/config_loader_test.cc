@@ -113,14 +113,17 @@ TEST(ConfigLoaderTest, LimitsHaveSaneDefaultsAndBounds) {
 
 TEST(ConfigLoaderTest, FeatureGatesTakeKubeletsNamesAndNoOthers) {
   auto c = ParseConfig(
-      "featureGates: {CPUManagerPolicyAlphaOptions: true, CPUManagerPolicyBetaOptions: false}\n",
+      "featureGates: {CPUManagerPolicyAlphaOptions: true, CPUManagerPolicyBetaOptions: false,\n"
+      "  DisableCPUQuotaWithExclusiveCPUs: false}\n",
       "f.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->feature_gates.cpu_manager_policy_alpha_options);
   EXPECT_FALSE(c->feature_gates.cpu_manager_policy_beta_options);
+  EXPECT_FALSE(c->feature_gates.disable_cpu_quota_with_exclusive_cpus);
   auto defaults = ParseConfig("", "f.yaml");
   EXPECT_FALSE(defaults->feature_gates.cpu_manager_policy_alpha_options);
   EXPECT_TRUE(defaults->feature_gates.cpu_manager_policy_beta_options);
+  EXPECT_TRUE(defaults->feature_gates.disable_cpu_quota_with_exclusive_cpus);
   auto unknown = ParseConfig("featureGates: {MemoryQoS: true}\n", "f.yaml");
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(std::string(unknown.status().message()),

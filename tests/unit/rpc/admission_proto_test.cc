@@ -1,7 +1,8 @@
-// Tests of ExplainReplyToProto: each merge's ContainerExplanation, including why a merge was
-// given up at its limits.
+// Tests of the proto forms of the engine's replies: each merge's ContainerExplanation,
+// including why a merge was given up at its limits, and each container's cpu_quota_unlimited.
 #include "lib/rpc/admission_proto.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,7 @@ TEST(AdmissionProtoTest, OrdinaryMergeHasNoLimitError) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->admitted) << r->message;
   v1::ExplainResponse out;
-  ExplainReplyToProto(Reply(node, *r), &out);
+  ExplainReplyToProto(Reply(node, *r), {}, &out);
   ASSERT_EQ(out.containers_size(), 1);
   const v1::ContainerExplanation& e = out.containers(0);
   EXPECT_EQ(e.name(), "app");
@@ -52,7 +53,7 @@ TEST(AdmissionProtoTest, MergeGivenUpCarriesItsLimitError) {
   const std::string limit_error = r->explanation.merges[0].limit_error;
   ASSERT_THAT(limit_error, HasSubstr("work limit"));
   v1::ExplainResponse out;
-  ExplainReplyToProto(Reply(node, *r), &out);
+  ExplainReplyToProto(Reply(node, *r), {}, &out);
   EXPECT_FALSE(out.decision().admitted());
   EXPECT_EQ(out.decision().reason(), "TopologyAffinityError");
   ASSERT_EQ(out.containers_size(), 1);
@@ -73,7 +74,7 @@ TEST(AdmissionProtoTest, NumaSplitGoesThereAndBack) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->admitted) << r->message;
   v1::ExplainResponse out;
-  ExplainReplyToProto(Reply(node, *r), &out);
+  ExplainReplyToProto(Reply(node, *r), {}, &out);
   ASSERT_TRUE(out.has_numa_split());
   EXPECT_TRUE(out.numa_split().placed_by_pod());
   ASSERT_EQ(out.numa_split().cells_size(), 2);
@@ -87,8 +88,57 @@ TEST(AdmissionProtoTest, NumaSplitGoesThereAndBack) {
                          Pod("p2", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}})}));
   ASSERT_TRUE(r.ok()) << r.status();
   v1::ExplainResponse plain;
-  ExplainReplyToProto(Reply(node, *r), &plain);
+  ExplainReplyToProto(Reply(node, *r), {}, &plain);
   EXPECT_FALSE(plain.has_numa_split());
+}
+
+TEST(AdmissionProtoTest, ExclusiveContainersRunWithoutAQuotaUnlessTheGateIsOff) {
+  const admission::NodePolicy node = Node(BaseConfig(), Machine({}));
+  absl::StatusOr<admission::AdmissionResult> r =
+      admission::Admit(node, node.empty_state,
+                       Pod("p1", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}}),
+                                  Ctr("helper", {{"cpu", "500m"}, {"memory", "256Mi"}})}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->admitted) << r->message;
+  const engine::AdmitReply reply{.admitted = true,
+                                 .reason = "",
+                                 .message = "",
+                                 .containers = r->containers,
+                                 .generation = 1,
+                                 .durable = true};
+  auto unlimited = [](const v1::AdmitResponse& out) {
+    std::map<std::string, bool> by_name;
+    for (const v1::ContainerAllocation& c : out.containers()) {
+      by_name[c.name()] = c.cpu_quota_unlimited();
+    }
+    return by_name;
+  };
+  v1::AdmitResponse on;
+  AdmitReplyToProto(reply, FeatureGates{}, &on);
+  EXPECT_EQ(unlimited(on), (std::map<std::string, bool>{{"app", true}, {"helper", false}}));
+  FeatureGates gate_off;
+  gate_off.disable_cpu_quota_with_exclusive_cpus = false;
+  v1::AdmitResponse off;
+  AdmitReplyToProto(reply, gate_off, &off);
+  EXPECT_EQ(unlimited(off), (std::map<std::string, bool>{{"app", false}, {"helper", false}}));
+
+  // Explain's decision and the listing say the same.
+  v1::ExplainResponse explained;
+  ExplainReplyToProto(Reply(node, *r), FeatureGates{}, &explained);
+  EXPECT_EQ(unlimited(explained.decision()), unlimited(on));
+  engine::AllocationsView listing;
+  listing.state.generation = 1;
+  listing.state.pods["p1"] = state::PodRecord{.uid = "p1",
+                                              .namespace_name = "default",
+                                              .name = "pod-p1",
+                                              .qos = "Guaranteed",
+                                              .containers = r->containers};
+  v1::ListAllocationsResponse listed;
+  AllocationsToProto(listing, FeatureGates{}, &listed);
+  ASSERT_EQ(listed.pods_size(), 1);
+  v1::AdmitResponse as_admitted;
+  *as_admitted.mutable_containers() = listed.pods(0).containers();
+  EXPECT_EQ(unlimited(as_admitted), unlimited(on));
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ Case Explained(uint64_t max_steps) {
 nlohmann::json OnlineDocument(const Case& c) {
   topologyd::v1::ExplainResponse response;
   topologyd::rpc::ExplainReplyToProto(
-      {c.result, std::make_shared<const admission::NodePolicy>(c.node)}, &response);
+      {c.result, std::make_shared<const admission::NodePolicy>(c.node)}, {}, &response);
   return ExplainResponseToJson(response);
 }
 
