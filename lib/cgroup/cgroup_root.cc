@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "fmt/format.h"
@@ -233,6 +235,27 @@ absl::StatusOr<CgroupRoot> CgroupRoot::OpenSubtree(std::string_view cgroup) cons
   if (*kind != EntryKind::kDirectory) return ErrnoToStatus(ENOTDIR, Describe(cgroup, {}));
   std::string sub_path = cgroup.empty() ? path_ : fmt::format("{}/{}", path_, cgroup);
   return CgroupRoot(std::move(sub_path), std::move(*fd), resolver_);
+}
+
+absl::StatusOr<CgroupRoot> CgroupRoot::OpenMount(std::string_view mount) const {
+  // One component of mount-name bytes: nothing to resolve but the entry itself, which
+  // O_NOFOLLOW opens as it is, so KindOf refuses a symlink.
+  const bool valid = !mount.empty() && mount != "." && mount != ".." &&
+                     std::all_of(mount.begin(), mount.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == ',' || c == '_' ||
+                              c == '=' || c == '.' || c == '-';
+                     });
+  if (!valid) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} is not a cgroup v1 mount name ([A-Za-z0-9,_=.-])", QuoteForMessage(mount)));
+  }
+  const std::string name(mount);
+  UniqueFd fd(::openat(fd_.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoToStatus(errno, Describe(mount, {}));
+  absl::StatusOr<EntryKind> kind = KindOf(fd.get(), Describe(mount, {}));
+  if (!kind.ok()) return kind.status();
+  if (*kind != EntryKind::kDirectory) return ErrnoToStatus(ENOTDIR, Describe(mount, {}));
+  return CgroupRoot(fmt::format("{}/{}", path_, name), std::move(fd), resolver_);
 }
 
 absl::StatusOr<EntryKind> CgroupRoot::Stat(std::string_view cgroup, std::string_view name) const {

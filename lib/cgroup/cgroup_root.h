@@ -57,6 +57,10 @@ class CgroupRoot {
   // A new CgroupRoot on the directory `cgroup` below this one (confined like any access), with
   // the same resolver. Used to descend from a configured root into the cpuset hierarchy.
   absl::StatusOr<CgroupRoot> OpenSubtree(std::string_view cgroup) const;
+  // The same for a cgroup v1 mount directly below this root, named as the kernel names
+  // co-mounted controllers ("cpu,cpuacct": a ',' no cgroup path has). A symlink (systemd links
+  // "cpu" to "cpu,cpuacct") is INVALID_ARGUMENT, a missing one NOT_FOUND.
+  absl::StatusOr<CgroupRoot> OpenMount(std::string_view mount) const;
 
   // What `cgroup` (and, if `name` is non-empty, the file `name` in it) is. "" names this root.
   // A symlink is INVALID_ARGUMENT, not a kind.

@@ -40,7 +40,7 @@ struct CpusetManager::Prepared {
 absl::StatusOr<std::unique_ptr<CpusetManager>> CpusetManager::Open(Config config) {
   TOPOLOGYD_ASSIGN_OR_RETURN(CgroupRoot root, CgroupRoot::Open(config.root, config.resolver));
   TOPOLOGYD_ASSIGN_OR_RETURN(CgroupLayout layout, DetectCgroupLayout(root, config.version));
-  TOPOLOGYD_ASSIGN_OR_RETURN(CgroupRoot hierarchy, root.OpenSubtree(layout.hierarchy));
+  TOPOLOGYD_ASSIGN_OR_RETURN(CgroupRoot hierarchy, OpenHierarchy(root, layout));
   return std::make_unique<CpusetManager>(std::move(hierarchy), layout.version,
                                          std::move(config.options));
 }
