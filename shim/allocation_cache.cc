@@ -1,5 +1,7 @@
 #include "shim/allocation_cache.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 
 namespace topologyd::shim {
@@ -9,6 +11,7 @@ Placement PlacementOf(const v1::ContainerAllocation& allocation) {
   p.cpus = allocation.cpus();
   p.mems = fmt::format("{}", fmt::join(allocation.memory_numa(), ","));
   p.exclusive = allocation.exclusive();
+  p.cpu_quota_unlimited = allocation.cpu_quota_unlimited();
   p.container_id = allocation.container_id();
   return p;
 }
@@ -87,6 +90,14 @@ std::vector<std::pair<std::string, Placement>> AllocationCache::Bound() const {
 bool AllocationCache::HoldsPod(const std::string& pod_uid) const {
   absl::MutexLock lock(&mu_);
   return pods_.contains(pod_uid);
+}
+
+bool AllocationCache::PodCpuQuotaUnlimited(const std::string& pod_uid) const {
+  absl::MutexLock lock(&mu_);
+  auto pod = pods_.find(pod_uid);
+  if (pod == pods_.end()) return false;
+  return std::any_of(pod->second.begin(), pod->second.end(),
+                     [](const auto& entry) { return entry.second.cpu_quota_unlimited; });
 }
 
 std::string AllocationCache::shared_pool() const {

@@ -26,6 +26,8 @@ struct Placement {
   std::string cpus;  // exclusive CPUs, or the shared pool
   std::string mems;  // memory nodes; empty when topologyd does not pin memory
   bool exclusive = false;
+  // kubelet's static policy would run it without a CFS quota (topologyd's word: docs/api.md).
+  bool cpu_quota_unlimited = false;
   std::string container_id;  // the runtime instance topologyd has bound it to
   friend bool operator==(const Placement&, const Placement&) = default;
 };
@@ -49,6 +51,9 @@ class AllocationCache {
   // Every container bound to a runtime instance: its container id and placement.
   std::vector<std::pair<std::string, Placement>> Bound() const;
   bool HoldsPod(const std::string& pod_uid) const;
+  // Whether a container of the pod runs without a CFS quota: then so do its sandbox and its pod
+  // cgroup, as kubelet's PodHasExclusiveCPUs decides.
+  bool PodCpuQuotaUnlimited(const std::string& pod_uid) const;
   std::string shared_pool() const;
   uint64_t generation() const;
 

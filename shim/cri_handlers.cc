@@ -12,6 +12,8 @@
 #include "lib/shim/admission_plan.h"
 #include "lib/shim/container_cgroup.h"
 
+#include "shim/placement_resources.h"
+
 namespace topologyd::shim {
 namespace {
 
@@ -68,8 +70,14 @@ const nlohmann::json* JsonPath(const nlohmann::json& root,
 
 CriHandlers::CriHandlers(const ShimConfig& config, TopologydClient* topologyd,
                          PodSpecResolver* specs, AllocationCache* cache,
-                         cri::RuntimeService::StubInterface* runtime)
-    : config_(config), topologyd_(topologyd), specs_(specs), cache_(cache), runtime_(runtime) {}
+                         cri::RuntimeService::StubInterface* runtime,
+                         const PodCgroupQuota* pod_quota)
+    : config_(config),
+      topologyd_(topologyd),
+      specs_(specs),
+      cache_(cache),
+      runtime_(runtime),
+      pod_quota_(pod_quota) {}
 
 bool CriHandlers::Intercepts(std::string_view method) {
   static constexpr std::string_view kIntercepted[] = {
@@ -233,25 +241,53 @@ Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Dead
   if (!full.ok()) return Refuse(full.status());
   // Without the full spec the containers are learnt one CreateContainer at a time; with it
   // the whole pod is decided now, as kubelet admits a pod before creating anything.
-  if (!*full || cache_->HoldsPod(sandbox.pod_uid)) {
+  if (*full && !cache_->HoldsPod(sandbox.pod_uid)) {
+    absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(**full, deadline);
+    if (!reply.ok()) {
+      bool needs = false;
+      for (const pod::OrderedContainer& c : pod::StartOrder(**full)) {
+        needs = needs || NeedsPlacement(**full, c.spec->name);
+      }
+      if (needs || config_.failure_policy == FailurePolicy::kFail) {
+        return Refuse(absl::UnavailableError(
+            fmt::format("topologyd-shim: pod {}/{} is not started until topologyd admits it: {}",
+                        sandbox.namespace_name, sandbox.pod_name, reply.status().message())));
+      }
+      return Forward{absl::OkStatus(), request, nullptr};
+    }
+    if (!reply->admitted()) return Refuse(RefusalStatus(reply->reason(), reply->message()));
+    cache_->PutPod(sandbox.pod_uid, *reply);
+  }
+  // A pod with exclusive CPUs: kubelet's static policy runs its sandbox and pod cgroup without
+  // a CFS quota (a pod known only from estimates is learnt later: CreateContainer lifts its pod
+  // cgroup).
+  if (!cache_->PodCpuQuotaUnlimited(sandbox.pod_uid)) {
     return Forward{absl::OkStatus(), request, nullptr};
   }
-  absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(**full, deadline);
-  if (!reply.ok()) {
-    bool needs = false;
-    for (const pod::OrderedContainer& c : pod::StartOrder(**full)) {
-      needs = needs || NeedsPlacement(**full, c.spec->name);
-    }
-    if (needs || config_.failure_policy == FailurePolicy::kFail) {
-      return Refuse(absl::UnavailableError(
-          fmt::format("topologyd-shim: pod {}/{} is not started until topologyd admits it: {}",
-                      sandbox.namespace_name, sandbox.pod_name, reply.status().message())));
-    }
-    return Forward{absl::OkStatus(), request, nullptr};
+  LiftPodQuota(sandbox);
+  ApplyPodQuota(true, run.mutable_config());
+  return Forward{absl::OkStatus(), run.SerializeAsString(), nullptr};
+}
+
+void CriHandlers::LiftPodQuota(const SandboxRecord& sandbox) {
+  if (pod_quota_ == nullptr || !cache_->PodCpuQuotaUnlimited(sandbox.pod_uid)) return;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!book_.MarkPodQuotaLifted(sandbox.pod_uid)) return;
   }
-  if (!reply->admitted()) return Refuse(RefusalStatus(reply->reason(), reply->message()));
-  cache_->PutPod(sandbox.pod_uid, *reply);
-  return Forward{absl::OkStatus(), request, nullptr};
+  absl::StatusOr<std::string> pod_cgroup = PodCgroup(sandbox.cgroup_parent, config_.cgroup_driver);
+  absl::Status lifted = pod_cgroup.ok() ? pod_quota_->Lift(*pod_cgroup) : pod_cgroup.status();
+  if (lifted.ok()) {
+    spdlog::info("pod {}/{}: pod cgroup {} runs without a CFS quota (exclusive CPUs)",
+                 sandbox.namespace_name, sandbox.pod_name, *pod_cgroup);
+    return;
+  }
+  // kubelet creates the pod cgroup before the sandbox; a missing one is not this call's to fail.
+  spdlog::warn(
+      "pod {}/{}: the CFS quota of its pod cgroup (parent \"{}\", under {}) was not lifted; its "
+      "exclusive containers keep the pod's quota: {}",
+      sandbox.namespace_name, sandbox.pod_name, sandbox.cgroup_parent, pod_quota_->path(),
+      lifted.message());
 }
 
 void CriHandlers::AfterRunPodSandbox(const std::string& request, const std::string& response) {
@@ -277,10 +313,8 @@ Forward CriHandlers::BeforeCreateContainer(std::string request, std::optional<De
                                /*answer_when_decided=*/true);
   if (!plan.status.ok()) return Refuse(plan.status);
   if (!plan.placement) return Forward{absl::OkStatus(), std::move(request), nullptr};
-  cri::LinuxContainerResources* resources =
-      create.mutable_config()->mutable_linux()->mutable_resources();
-  resources->set_cpuset_cpus(plan.placement->cpus);
-  if (!plan.placement->mems.empty()) resources->set_cpuset_mems(plan.placement->mems);
+  ApplyPlacement(*plan.placement, create.mutable_config()->mutable_linux()->mutable_resources());
+  LiftPodQuota(sandbox);
   return Forward{absl::OkStatus(), create.SerializeAsString(), std::move(plan.durability)};
 }
 
@@ -467,8 +501,7 @@ Forward CriHandlers::BeforeUpdateContainerResources(std::string request) {
           linux->cpuset_cpus(), container->id, placement->cpus);
     }
   }
-  linux->set_cpuset_cpus(placement->cpus);
-  if (!placement->mems.empty()) linux->set_cpuset_mems(placement->mems);
+  ApplyPlacement(*placement, linux);
   {
     absl::MutexLock lock(&mu_);
     pushed_[container->id] = *placement;
@@ -481,8 +514,7 @@ bool CriHandlers::PushPlacement(const std::string& container_id, const Placement
   context.set_deadline(std::chrono::system_clock::now() + config_.topologyd_timeout);
   cri::UpdateContainerResourcesRequest update;
   update.set_container_id(container_id);
-  update.mutable_linux()->set_cpuset_cpus(placement.cpus);
-  if (!placement.mems.empty()) update.mutable_linux()->set_cpuset_mems(placement.mems);
+  ApplyPlacement(placement, update.mutable_linux());
   cri::UpdateContainerResourcesResponse reply;
   grpc::Status status = runtime_->UpdateContainerResources(&context, update, &reply);
   if (!status.ok()) {

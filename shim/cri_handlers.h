@@ -7,6 +7,9 @@
 //   CreateContainer          place the container (admitting it if topologyd does not hold it)
 //                            and put its CPUs and memory nodes into the forwarded request;
 //                            kubelet's answer waits until topologyd has the placement on disk
+//   (both)                   for a pod with exclusive CPUs, the CFS quota kubelet's static
+//                            policy sets: none for the exclusive container, the sandbox and
+//                            the pod cgroup
 //   StartContainer           bind the new container id and cgroup in topologyd
 //   RemoveContainer          release the container if this instance is the bound one
 //   StopPodSandbox /
@@ -34,6 +37,7 @@
 #include "cri/v1/runtime.grpc.pb.h"
 #include "shim/allocation_cache.h"
 #include "shim/durability_wait.h"
+#include "shim/pod_cgroup_quota.h"
 #include "shim/pod_spec_resolver.h"
 #include "shim/shim_config.h"
 #include "shim/topologyd_client.h"
@@ -55,8 +59,10 @@ class CriHandlers {
  public:
   using Deadline = std::chrono::system_clock::time_point;
 
+  // `pod_quota` null: pod cgroups are not written.
   CriHandlers(const ShimConfig& config, TopologydClient* topologyd, PodSpecResolver* specs,
-              AllocationCache* cache, runtime::v1::RuntimeService::StubInterface* runtime);
+              AllocationCache* cache, runtime::v1::RuntimeService::StubInterface* runtime,
+              const PodCgroupQuota* pod_quota);
 
   static bool Intercepts(std::string_view method);
 
@@ -101,6 +107,10 @@ class CriHandlers {
   Planned PlanContainer(const SandboxRecord& sandbox, const std::string& name,
                         const runtime::v1::LinuxContainerResources& resources,
                         std::optional<Deadline> deadline, bool answer_when_decided);
+  // Once per pod, when topologyd says a container of the pod runs without a CFS quota: the pod
+  // cgroup's quota unlimited, as kubelet's pod container manager creates it for such a pod. A
+  // failure is logged, never kubelet's: the container still runs on its own CPUs.
+  void LiftPodQuota(const SandboxRecord& sandbox);
   // The pod of the book's estimated containers, with `estimate` for its container.
   pod::Pod EstimatedPod(const SandboxRecord& sandbox, const pod::Container& estimate);
 
@@ -139,6 +149,7 @@ class CriHandlers {
   PodSpecResolver* const specs_;
   AllocationCache* const cache_;
   runtime::v1::RuntimeService::StubInterface* const runtime_;
+  const PodCgroupQuota* const pod_quota_;
 
   absl::Mutex mu_;
   PodBook book_ ABSL_GUARDED_BY(mu_);

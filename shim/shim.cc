@@ -42,6 +42,15 @@ absl::Status Shim::Start() {
     api = std::move(*client);
   }
   specs_ = std::make_unique<PodSpecResolver>(config_, std::move(api));
+  absl::StatusOr<std::unique_ptr<PodCgroupQuota>> pod_quota =
+      PodCgroupQuota::Open(config_.cgroup_root, config_.cgroup_version);
+  if (!pod_quota.ok()) {
+    return absl::FailedPreconditionError(
+        fmt::format("cgroup.root: {} (the shim lifts the CFS quota of the pod cgroups of pods "
+                    "with exclusive CPUs there)",
+                    pod_quota.status().message()));
+  }
+  pod_quota_ = std::move(*pod_quota);
 
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(config_.max_message_bytes);
@@ -54,7 +63,7 @@ absl::Status Shim::Start() {
       grpc::CreateCustomChannel(config_.runtime_endpoint, grpc::InsecureChannelCredentials(), args);
   runtime_ = runtime::v1::RuntimeService::NewStub(runtime_channel_);
   handlers_ = std::make_unique<CriHandlers>(config_, topologyd_.get(), specs_.get(), &cache_,
-                                            runtime_.get());
+                                            runtime_.get(), pod_quota_.get());
   workers_ = std::make_unique<WorkQueue>(kWorkerThreads);
   interceptor_ = std::make_unique<RelayInterceptor>(handlers_.get(), workers_.get());
 
@@ -74,9 +83,11 @@ absl::Status Shim::Start() {
   follower_->Start();
   std::vector<std::string_view> sources;
   for (PodSpecSource s : config_.pod_spec.sources) sources.push_back(ToString(s));
-  spdlog::info("topologyd-shim {} relaying {} to {}; topologyd at {}; pod specs from {}", kVersion,
-               config_.listen, config_.runtime_endpoint, config_.topologyd_socket,
-               fmt::join(sources, ", "));
+  spdlog::info(
+      "topologyd-shim {} relaying {} to {}; topologyd at {}; pod specs from {}; pod cgroup quotas "
+      "in {} ({})",
+      kVersion, config_.listen, config_.runtime_endpoint, config_.topologyd_socket,
+      fmt::join(sources, ", "), pod_quota_->path(), cgroup::ToString(pod_quota_->version()));
   return absl::OkStatus();
 }
 

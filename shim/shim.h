@@ -14,6 +14,7 @@
 #include "shim/allocation_cache.h"
 #include "shim/cri_handlers.h"
 #include "shim/follower.h"
+#include "shim/pod_cgroup_quota.h"
 #include "shim/pod_spec_resolver.h"
 #include "shim/relay_interceptor.h"
 #include "shim/shim_config.h"
@@ -38,6 +39,7 @@ class Shim {
   std::unique_ptr<TopologydClient> topologyd_;
   std::unique_ptr<PodSpecResolver> specs_;
   AllocationCache cache_;
+  std::unique_ptr<PodCgroupQuota> pod_quota_;
   std::shared_ptr<grpc::Channel> runtime_channel_;
   std::unique_ptr<runtime::v1::RuntimeService::Stub> runtime_;
   std::unique_ptr<CriHandlers> handlers_;

@@ -64,6 +64,18 @@ void ReadRoot(config::MapReader& r, ShimConfig* c) {
     std::string runtime(cgroup::ToString(c->runtime));
     g.String("runtime", &runtime, {"containerd", "cri-o"});
     c->runtime = runtime == "cri-o" ? cgroup::Runtime::kCrio : cgroup::Runtime::kContainerd;
+    g.Path("root", &c->cgroup_root);
+    if (!c->cgroup_root.starts_with('/')) {
+      g.problems()->Add(g.Get("root"), g.KeyPath("root"),
+                        fmt::format("expected an absolute path, got \"{}\"", c->cgroup_root));
+    }
+    std::string version = "auto";
+    g.String("version", &version, {"auto", "v1", "v2"});
+    if (absl::StatusOr<cgroup::CgroupVersionSetting> parsed =
+            cgroup::ParseCgroupVersionSetting(version);
+        parsed.ok()) {
+      c->cgroup_version = *parsed;
+    }
   });
   r.Nested("podSpec", [&](config::MapReader& p) {
     YAML::Node sources = p.Get("sources");

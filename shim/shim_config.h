@@ -42,6 +42,10 @@ struct ShimConfig {
   int max_message_bytes = 16 << 20;
   cgroup::CgroupDriver cgroup_driver = cgroup::CgroupDriver::kCgroupfs;
   cgroup::Runtime runtime = cgroup::Runtime::kContainerd;
+  // The cgroup filesystem, where the shim lifts the CFS quota of a pod cgroup whose pod has
+  // exclusive CPUs; it writes nothing else, and nothing outside it.
+  std::string cgroup_root = "/sys/fs/cgroup";
+  cgroup::CgroupVersionSetting cgroup_version = cgroup::CgroupVersionSetting::kAuto;
   struct PodSpec {
     std::vector<PodSpecSource> sources = {PodSpecSource::kAnnotation, PodSpecSource::kEstimate};
     // For kApiServer: a kubeconfig file, or "in-cluster" for the pod's service account.

@@ -35,37 +35,56 @@ absl::StatusOr<std::string> ExpandSlice(std::string_view slice) {
   }
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> ContainerCgroup(std::string_view cgroup_parent,
-                                            std::string_view container_id,
-                                            cgroup::CgroupDriver driver, cgroup::Runtime runtime) {
-  if (absl::Status id = cgroup::ValidateContainerId(container_id); !id.ok()) return id;
+// The parent's place in the hierarchy: the path itself for cgroupfs, the expanded slice for
+// systemd ("" for the root slice).
+absl::StatusOr<std::string> ParentPath(std::string_view cgroup_parent,
+                                       cgroup::CgroupDriver driver) {
   while (cgroup_parent.starts_with('/')) cgroup_parent.remove_prefix(1);
   while (cgroup_parent.ends_with('/')) cgroup_parent.remove_suffix(1);
   if (cgroup_parent.empty()) {
     return absl::InvalidArgumentError(
         "the sandbox has no cgroup parent (linux.cgroup_parent); kubelet always names one");
   }
-  std::string path;
-  if (driver == cgroup::CgroupDriver::kCgroupfs) {
-    path = fmt::format("{}/{}{}", cgroup_parent, runtime == cgroup::Runtime::kCrio ? "crio-" : "",
-                       container_id);
-  } else {
-    const size_t slash = cgroup_parent.rfind('/');
-    const std::string_view last =
-        slash == std::string_view::npos ? cgroup_parent : cgroup_parent.substr(slash + 1);
-    absl::StatusOr<std::string> slices = ExpandSlice(last);
-    if (!slices.ok()) return slices.status();
-    const std::string scope = fmt::format(
-        "{}-{}.scope", runtime == cgroup::Runtime::kCrio ? "crio" : "cri-containerd", container_id);
-    path = slices->empty() ? scope : fmt::format("{}/{}", *slices, scope);
-  }
+  if (driver == cgroup::CgroupDriver::kCgroupfs) return std::string(cgroup_parent);
+  const size_t slash = cgroup_parent.rfind('/');
+  return ExpandSlice(slash == std::string_view::npos ? cgroup_parent
+                                                     : cgroup_parent.substr(slash + 1));
+}
+
+absl::StatusOr<std::string> Validated(std::string path, std::string_view what,
+                                      std::string_view cgroup_parent) {
   if (absl::Status valid = cgroup::ValidateRelativeCgroupPath(path); !valid.ok()) {
-    return absl::InvalidArgumentError(fmt::format("container cgroup from parent \"{}\": {}",
-                                                  cgroup_parent, std::string(valid.message())));
+    return absl::InvalidArgumentError(fmt::format("{} from parent \"{}\": {}", what, cgroup_parent,
+                                                  std::string(valid.message())));
   }
   return path;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ContainerCgroup(std::string_view cgroup_parent,
+                                            std::string_view container_id,
+                                            cgroup::CgroupDriver driver, cgroup::Runtime runtime) {
+  if (absl::Status id = cgroup::ValidateContainerId(container_id); !id.ok()) return id;
+  absl::StatusOr<std::string> parent = ParentPath(cgroup_parent, driver);
+  if (!parent.ok()) return parent.status();
+  const bool crio = runtime == cgroup::Runtime::kCrio;
+  const std::string leaf =
+      driver == cgroup::CgroupDriver::kCgroupfs
+          ? fmt::format("{}{}", crio ? "crio-" : "", container_id)
+          : fmt::format("{}-{}.scope", crio ? "crio" : "cri-containerd", container_id);
+  return Validated(parent->empty() ? leaf : fmt::format("{}/{}", *parent, leaf), "container cgroup",
+                   cgroup_parent);
+}
+
+absl::StatusOr<std::string> PodCgroup(std::string_view cgroup_parent, cgroup::CgroupDriver driver) {
+  absl::StatusOr<std::string> parent = ParentPath(cgroup_parent, driver);
+  if (!parent.ok()) return parent.status();
+  if (parent->empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cgroup parent \"{}\" is the root of the hierarchy, not a pod cgroup", cgroup_parent));
+  }
+  return Validated(*std::move(parent), "pod cgroup", cgroup_parent);
 }
 
 }  // namespace topologyd::shim

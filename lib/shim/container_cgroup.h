@@ -1,7 +1,8 @@
 // Where the runtime puts a container's cgroup, from what the CRI tells the shim: the pod cgroup
 // kubelet named in the sandbox's linux.cgroup_parent and the container id CreateContainer
 // returned. topologyd binds the container to this path (relative to the cgroup hierarchy
-// root), so the shim never has to guess kubelet's --cgroup-root.
+// root), so the shim never has to guess kubelet's --cgroup-root; the shim writes the pod
+// cgroup's CFS quota at the path PodCgroup names.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -25,5 +26,10 @@ namespace topologyd::shim {
 absl::StatusOr<std::string> ContainerCgroup(std::string_view cgroup_parent,
                                             std::string_view container_id,
                                             cgroup::CgroupDriver driver, cgroup::Runtime runtime);
+
+// The pod cgroup itself, as ContainerCgroup() names it without the container's leaf
+// ("kubepods/burstable/pod<uid>", "kubepods.slice/.../kubepods-burstable-pod<uid_>.slice").
+// INVALID_ARGUMENT as above, and for systemd's root slice "-.slice" (that is no pod's cgroup).
+absl::StatusOr<std::string> PodCgroup(std::string_view cgroup_parent, cgroup::CgroupDriver driver);
 
 }  // namespace topologyd::shim

@@ -25,9 +25,17 @@ const SandboxRecord* PodBook::SandboxOfPod(const std::string& pod_uid) const {
 }
 
 void PodBook::ForgetSandbox(const std::string& id) {
-  sandboxes_.erase(id);
   std::erase_if(containers_,
                 [&](const auto& entry) { return entry.second.record.sandbox_id == id; });
+  auto sandbox = sandboxes_.find(id);
+  if (sandbox == sandboxes_.end()) return;
+  const std::string pod_uid = sandbox->second.pod_uid;
+  sandboxes_.erase(sandbox);
+  if (SandboxOfPod(pod_uid) == nullptr) quota_lifted_pods_.erase(pod_uid);
+}
+
+bool PodBook::MarkPodQuotaLifted(const std::string& pod_uid) {
+  return quota_lifted_pods_.insert(pod_uid).second;
 }
 
 void PodBook::PutContainer(ContainerRecord container) {

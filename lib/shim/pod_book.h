@@ -1,7 +1,8 @@
 // PodBook: what the shim remembers of the runtime's sandboxes and containers — the pod each
 // belongs to, the cgroup parent kubelet gave it and, for pods whose spec is estimated from the
-// CRI, each container's estimated resources. It is a cache: a restarted shim rebuilds it from
-// the runtime (resync), so nothing in it must outlive the process.
+// CRI, each container's estimated resources — and the pods whose pod cgroup quota it lifted. It is
+// a cache: a restarted shim rebuilds it from the runtime (resync), so nothing in it must outlive
+// the process.
 //
 // A plain value; the shim serialises access.
 #pragma once
@@ -58,6 +59,10 @@ class PodBook {
   // newest estimate (a restarted container replaces its earlier instance).
   std::vector<pod::Container> Estimates(const std::string& pod_uid) const;
 
+  // True the first time for a pod: the shim lifts a pod cgroup's CFS quota once per pod, not
+  // once per container. Forgotten with the pod's last sandbox.
+  bool MarkPodQuotaLifted(const std::string& pod_uid);
+
   size_t sandbox_count() const { return sandboxes_.size(); }
   size_t container_count() const { return containers_.size(); }
 
@@ -69,6 +74,7 @@ class PodBook {
   std::map<std::string, SandboxRecord> sandboxes_;
   std::map<std::string, Entry> containers_;
   uint64_t next_sequence_ = 0;
+  std::set<std::string> quota_lifted_pods_;
 };
 
 }  // namespace topologyd::shim

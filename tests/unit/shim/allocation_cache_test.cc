@@ -82,5 +82,29 @@ TEST(AllocationCacheTest, AdmitRepliesAndReleasesUpdateOnePod) {
   EXPECT_FALSE(cache.Find("u2", "app"));
 }
 
+TEST(AllocationCacheTest, KeepsWhichContainersRunWithoutACfsQuota) {
+  AllocationCache cache;
+  v1::ListAllocationsResponse listing = Listing(1, "0-1");
+  listing.mutable_pods(0)->mutable_containers(0)->set_cpu_quota_unlimited(true);
+  cache.Replace(listing);
+  // A restart answered from the cache keeps topologyd's word.
+  EXPECT_TRUE(cache.Find("u1", "pinned")->cpu_quota_unlimited);
+  EXPECT_FALSE(cache.Find("u1", "shared")->cpu_quota_unlimited);
+  EXPECT_TRUE(cache.PodCpuQuotaUnlimited("u1"));
+  EXPECT_FALSE(cache.PodCpuQuotaUnlimited("absent"));
+
+  v1::AdmitResponse reply;
+  reply.set_admitted(true);
+  v1::ContainerAllocation* c = reply.add_containers();
+  c->set_name("app");
+  c->set_cpus("1");
+  c->set_exclusive(true);  // the gate off: topologyd does not say unlimited
+  cache.PutPod("u2", reply);
+  EXPECT_FALSE(cache.PodCpuQuotaUnlimited("u2"));
+  c->set_cpu_quota_unlimited(true);
+  cache.PutPod("u2", reply);
+  EXPECT_TRUE(cache.PodCpuQuotaUnlimited("u2"));
+}
+
 }  // namespace
 }  // namespace topologyd::shim

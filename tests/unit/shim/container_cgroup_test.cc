@@ -45,5 +45,20 @@ TEST(ContainerCgroupTest, RefusesWhatCannotBeAContainerCgroup) {
       ContainerCgroup("a--b.slice", "abc", CgroupDriver::kSystemd, Runtime::kContainerd).ok());
 }
 
+TEST(ContainerCgroupTest, ThePodCgroupIsTheContainersWithoutItsLeaf) {
+  EXPECT_EQ(*PodCgroup("/kubepods/burstable/pod1234/", CgroupDriver::kCgroupfs),
+            "kubepods/burstable/pod1234");
+  EXPECT_EQ(*PodCgroup("kubepods-burstable-pod12_34.slice", CgroupDriver::kSystemd),
+            "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34.slice");
+  EXPECT_EQ(PodCgroup("", CgroupDriver::kCgroupfs).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PodCgroup("/", CgroupDriver::kCgroupfs).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // systemd's root slice is the hierarchy's root, whose quota is no pod's.
+  EXPECT_EQ(PodCgroup("-.slice", CgroupDriver::kSystemd).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(PodCgroup("/kubepods/../etc", CgroupDriver::kCgroupfs).ok());
+}
+
 }  // namespace
 }  // namespace topologyd::shim

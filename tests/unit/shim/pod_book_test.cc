@@ -59,5 +59,18 @@ TEST(PodBookTest, ListsTheIdsOfTheContainersItKnows) {
   EXPECT_EQ(book.ContainerIds(), (std::set<std::string>{"c2"}));
 }
 
+TEST(PodBookTest, APodsQuotaIsLiftedOnceUntilItsLastSandboxGoes) {
+  PodBook book;
+  book.PutSandbox({"s1", "u1", "ns", "p", {}, "/kubepods/podu1", 0});
+  book.PutSandbox({"s2", "u1", "ns", "p", {}, "/kubepods/podu1", 1});
+  EXPECT_TRUE(book.MarkPodQuotaLifted("u1"));
+  EXPECT_FALSE(book.MarkPodQuotaLifted("u1"));
+  EXPECT_TRUE(book.MarkPodQuotaLifted("u2"));
+  book.ForgetSandbox("s1");  // the pod still has a sandbox, and its pod cgroup
+  EXPECT_FALSE(book.MarkPodQuotaLifted("u1"));
+  book.ForgetSandbox("s2");
+  EXPECT_TRUE(book.MarkPodQuotaLifted("u1"));
+}
+
 }  // namespace
 }  // namespace topologyd::shim

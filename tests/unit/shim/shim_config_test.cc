@@ -21,6 +21,8 @@ TEST(ShimConfigTest, AnEmptyFileGivesTheDocumentedDefaults) {
   EXPECT_EQ(config->max_message_bytes, 16 << 20);
   EXPECT_EQ(config->pod_spec.sources,
             (std::vector<PodSpecSource>{PodSpecSource::kAnnotation, PodSpecSource::kEstimate}));
+  EXPECT_EQ(config->cgroup_root, "/sys/fs/cgroup");
+  EXPECT_EQ(config->cgroup_version, cgroup::CgroupVersionSetting::kAuto);
 }
 
 TEST(ShimConfigTest, ReadsEveryKey) {
@@ -32,7 +34,7 @@ topologydSocket: /tmp/c.sock
 topologydTimeout: 2s
 failurePolicy: Ignore
 maxMessageBytes: 8388608
-cgroup: {driver: systemd, runtime: cri-o}
+cgroup: {driver: systemd, runtime: cri-o, root: /host/sys/fs/cgroup, version: v2}
 podSpec: {sources: [apiServer, estimate], kubeconfig: in-cluster, apiServerTimeout: 1s}
 resync: {period: 1m, releaseOrphans: false}
 log: {level: debug, format: json}
@@ -45,6 +47,8 @@ log: {level: debug, format: json}
   EXPECT_EQ(config->max_message_bytes, 8 << 20);
   EXPECT_EQ(config->cgroup_driver, cgroup::CgroupDriver::kSystemd);
   EXPECT_EQ(config->runtime, cgroup::Runtime::kCrio);
+  EXPECT_EQ(config->cgroup_root, "/host/sys/fs/cgroup");
+  EXPECT_EQ(config->cgroup_version, cgroup::CgroupVersionSetting::kV2);
   EXPECT_EQ(config->pod_spec.sources,
             (std::vector<PodSpecSource>{PodSpecSource::kApiServer, PodSpecSource::kEstimate}));
   EXPECT_EQ(config->pod_spec.kubeconfig, "in-cluster");
@@ -58,6 +62,7 @@ TEST(ShimConfigTest, ReportsEveryProblemWithItsLine) {
 failurePolicy: Maybe
 podSpec: {sources: [estimate, guess, estimate]}
 colour: blue
+cgroup: {root: sys/fs/cgroup, version: v3}
 )",
                                                       "shim.yaml");
   ASSERT_FALSE(config.ok());
@@ -67,6 +72,8 @@ colour: blue
   EXPECT_THAT(message, HasSubstr("podSpec.sources[1]: expected apiServer, annotation or estimate"));
   EXPECT_THAT(message, HasSubstr("podSpec.sources[2]: estimate is listed twice"));
   EXPECT_THAT(message, HasSubstr("shim.yaml:4: colour: unknown key"));
+  EXPECT_THAT(message, HasSubstr("cgroup.root: expected an absolute path"));
+  EXPECT_THAT(message, HasSubstr("cgroup.version: unknown value"));
 }
 
 TEST(ShimConfigTest, TheApiServerSourceNeedsCredentials) {
