@@ -1,7 +1,8 @@
 // topologyd-shim end to end: a private containerd, a real topologyd on this host's cgroup v1
 // cpuset hierarchy, and the shim between them; a kubelet emulator talks to the shim. After each
 // step the container's process, its cgroup and the runtime's stored resources must show the
-// CPUs topologyd's ListAllocations reports. Skips as the containerd harness does.
+// CPUs topologyd's ListAllocations reports, and an exclusive container and its pod cgroup the
+// CFS quota kubelet's static policy gives them. Skips as the containerd harness does.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "lib/pod/pod.h"
 #include "lib/rpc/pod_proto.h"
@@ -58,6 +60,10 @@ pod::Container Guaranteed(const char* name, const char* cpu, const char* memory)
 
 pod::Container Burstable(const char* name, const char* cpu) {
   return {name, false, {{"cpu", Q(cpu)}}, {}};
+}
+
+pod::Container BurstableWithLimit(const char* name, const char* request, const char* limit) {
+  return {name, false, {{"cpu", Q(request)}}, {{"cpu", Q(limit)}}};
 }
 
 pod::Pod OnePod(const std::string& uid, std::vector<pod::Container> containers) {
@@ -131,7 +137,8 @@ class ShimE2ETest : public ::testing::Test {
                   "memoryManagerPolicy: None\n"
                   "cgroup: {root: /sys/fs/cgroup/cpuset, driver: cgroupfs, version: v1, "
                   "apply: true}\n"
-                  "reconcilePeriod: 1s\n");
+                  "reconcilePeriod: 1s\n" +
+                  feature_gates_);
     WriteFile(dir_.File("shim.yaml"), "failurePolicy: " + failure_policy_ +
                                           "\npodSpec: {sources: " + sources_ +
                                           "}\n"
@@ -238,6 +245,30 @@ class ShimE2ETest : public ::testing::Test {
     return "allowed=" + cpus + " cgroup=" + cpus + " stored=" + cpus;
   }
 
+  // The CFS quota of pod `uid`'s cgroup in the cpu hierarchy, as kubelet created it (the
+  // emulator) and the shim may have lifted it.
+  std::string PodQuota(const std::string& uid) {
+    absl::StatusOr<std::string> mount = V1MountPoint("cpu");
+    if (!mount.ok()) return Str(mount.status());
+    return Str(ReadCgroupValue(*mount + kubelet_->CgroupParent(uid), "cpu.cfs_quota_us"));
+  }
+
+  // "container=Q pod=P stored=S" for container `id`: the CFS quota of its cgroup, of its pod
+  // cgroup (the container cgroup's parent under the cgroupfs driver) and the runtime's.
+  std::string Quotas(const std::string& id) {
+    pid_t pid = 0;
+    grpc::Status status = kubelet_->ContainerPid(id, &pid);
+    if (!status.ok()) return "<pid: " + status.error_message() + ">";
+    absl::StatusOr<std::string> dir = CgroupDir(pid, "cpu");
+    if (!dir.ok()) return Str(dir.status());
+    cri::LinuxContainerResources stored;
+    status = kubelet_->StoredResources(id, &stored);
+    return "container=" + Str(ReadCgroupValue(*dir, "cpu.cfs_quota_us")) + " pod=" +
+           Str(ReadCgroupValue(std::filesystem::path(*dir).parent_path(), "cpu.cfs_quota_us")) +
+           " stored=" +
+           (status.ok() ? std::to_string(stored.cpu_quota()) : "<" + status.error_message() + ">");
+  }
+
   // Container `id`, topologyd's container `name` of pod `uid`, runs where topologyd put it: its
   // process, its cgroup and the runtime's stored resources show the allocation's CPUs, and the
   // allocation is bound to `id`. Polls, for the effects topologyd and the shim push later.
@@ -261,6 +292,7 @@ class ShimE2ETest : public ::testing::Test {
   std::string sources_ = "[estimate]";
   std::string failure_policy_ = "Fail";
   std::string scope_ = "container";
+  std::string feature_gates_;      // topologyd's featureGates line, if any
   ContainerdInstance containerd_;  // outlives everything that uses it
   std::string containerd_socket_;
   TempDir dir_;
@@ -320,6 +352,8 @@ TEST_F(ShimE2ETest, ARestartKeepsTheCpusAndOnlyThePodsRemovalFreesThem) {
   ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 1, &second));
   ASSERT_NE(second, first);
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", second, "1"));
+  // Placed from the shim's copy of topologyd's decision, without its CFS quota as before.
+  EXPECT_EQ(Quotas(second), "container=-1 pod=-1 stored=-1");
 
   // kubelet's garbage collection of the old instance while the new one runs.
   ASSERT_GRPC_OK(kubelet_->RemoveContainer(first));
@@ -431,6 +465,31 @@ TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
   EXPECT_EQ(SharedPool(), "0");
 }
 
+// Admitted at RunPodSandbox, a pod with an exclusive container has its pod cgroup's quota
+// lifted and its sandbox's resources forwarded without one before anything runs.
+TEST_F(ShimE2EAnnotationTest, ASandboxWithAnExclusiveContainerRunsWithoutACfsQuota) {
+  pod::Pod pod = OnePod("s", {Guaranteed("app", "1", "64Mi")});
+  pod.annotations["topologyd.io/resources"] =
+      R"({"containers": [{"name": "app", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}]})";
+  ASSERT_GRPC_OK(kubelet_->RunPod(pod));
+  EXPECT_EQ(PodQuota("s"), "-1");
+  cri::PodSandboxStatusRequest request;
+  request.set_pod_sandbox_id(kubelet_->SandboxId("s"));
+  request.set_verbose(true);
+  cri::PodSandboxStatusResponse status;
+  ASSERT_GRPC_OK(
+      kubelet_->runtime().PodSandboxStatus(kubelet_->NewContext().get(), request, &status));
+  ASSERT_TRUE(status.info().contains("info"));
+  const nlohmann::json info = nlohmann::json::parse(status.info().at("info"), nullptr, false);
+  const nlohmann::json::json_pointer quota("/config/linux/resources/cpu_quota");
+  ASSERT_TRUE(info.contains(quota)) << status.info().at("info");
+  EXPECT_EQ(info[quota], -1);
+  std::string app;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("s", "app", 0, &app));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("s", "app", app, "1"));
+  EXPECT_EQ(Quotas(app), "container=-1 pod=-1 stored=-1");
+}
+
 // A Guaranteed container with a fraction of a CPU is not exclusive (kubelet's static policy):
 // it runs on the shared pool and follows it when an exclusive container takes a CPU.
 TEST_F(ShimE2ETest, AFractionalGuaranteedContainerRunsOnTheSharedPool) {
@@ -444,6 +503,52 @@ TEST_F(ShimE2ETest, AFractionalGuaranteedContainerRunsOnTheSharedPool) {
   ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("f", "app", fractional, "0"));
+}
+
+// kubelet's static policy (DisableCPUQuotaWithExclusiveCPUs, on by default) runs a container
+// with exclusive CPUs, and its pod cgroup, without a CFS quota; the shared pool keeps kubelet's.
+TEST_F(ShimE2ETest, AnExclusiveContainerAndItsPodCgroupRunWithoutACfsQuota) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("q", {Guaranteed("app", "1", "64Mi")})));
+  // kubelet, its managers off, created the pod cgroup with the quota of the pod's limit.
+  ASSERT_EQ(PodQuota("q"), "100000");
+  std::string pinned;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("q", "app", 0, &pinned));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("q", "app", pinned, "1"));
+  EXPECT_TRUE(Allocation("q", "app")->cpu_quota_unlimited());
+  EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
+
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("b", {BurstableWithLimit("app", "100m", "500m")})));
+  std::string burstable;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("b", "app", 0, &burstable));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("b", "app", burstable, "0"));
+  EXPECT_FALSE(Allocation("b", "app")->cpu_quota_unlimited());
+  EXPECT_EQ(Quotas(burstable), "container=50000 pod=50000 stored=50000");
+
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("f", {Guaranteed("app", "500m", "64Mi")})));
+  std::string fractional;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("f", "app", 0, &fractional));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("f", "app", fractional, "0"));
+  EXPECT_EQ(Quotas(fractional), "container=50000 pod=50000 stored=50000");
+  // The exclusive one is left as it was.
+  EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
+}
+
+// With the gate off in topologyd's configuration, kubelet's quota stays everywhere.
+class ShimE2EQuotaGateOffTest : public ShimE2ETest {
+ protected:
+  ShimE2EQuotaGateOffTest() {
+    feature_gates_ = "featureGates: {DisableCPUQuotaWithExclusiveCPUs: false}\n";
+  }
+};
+
+TEST_F(ShimE2EQuotaGateOffTest, AnExclusiveContainerKeepsKubeletsQuota) {
+  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("q", {Guaranteed("app", "1", "64Mi")})));
+  std::string pinned;
+  ASSERT_GRPC_OK(kubelet_->RunContainer("q", "app", 0, &pinned));
+  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("q", "app", pinned, "1"));
+  EXPECT_TRUE(Allocation("q", "app")->exclusive());
+  EXPECT_FALSE(Allocation("q", "app")->cpu_quota_unlimited());
+  EXPECT_EQ(Quotas(pinned), "container=100000 pod=100000 stored=100000");
 }
 
 // Pod scope: the two containers of a Guaranteed pod are admitted together, the whole-CPU one

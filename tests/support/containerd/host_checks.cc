@@ -93,6 +93,16 @@ absl::StatusOr<std::string> CgroupDir(pid_t pid, const std::string& controller) 
   return absl::NotFoundError(absl::StrCat("no mount of the ", controller, " hierarchy"));
 }
 
+absl::StatusOr<std::string> V1MountPoint(const std::string& controller) {
+  for (const auto& mount : ReadCgroupMounts()) {
+    if (mount.root == "/" && std::find(mount.controllers.begin(), mount.controllers.end(),
+                                       controller) != mount.controllers.end()) {
+      return mount.mount_point;
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("no cgroup v1 mount of the ", controller, " hierarchy"));
+}
+
 absl::StatusOr<std::string> ReadCgroupValue(const std::string& dir, const std::string& file) {
   std::string path = absl::StrCat(dir, "/", file);
   std::ifstream in(path);

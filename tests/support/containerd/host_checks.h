@@ -21,6 +21,10 @@ absl::StatusOr<std::string> CpusAllowedList(pid_t pid);
 // in: its path in /proc/<pid>/cgroup under that hierarchy's mount point.
 absl::StatusOr<std::string> CgroupDir(pid_t pid, const std::string& controller);
 
+// Where the cgroup v1 hierarchy with `controller` (e.g. "cpu") is mounted here, e.g.
+// "/sys/fs/cgroup/cpu,cpuacct"; NOT_FOUND on a host without one (cgroup v2).
+absl::StatusOr<std::string> V1MountPoint(const std::string& controller);
+
 // The trimmed content of dir/file, e.g. ReadCgroupValue(dir, "cpuset.cpus").
 absl::StatusOr<std::string> ReadCgroupValue(const std::string& dir, const std::string& file);
 absl::Status WriteCgroupValue(const std::string& dir, const std::string& file,

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -53,6 +54,26 @@ grpc::Status StopAndRemoveSandbox(cri::RuntimeService::Stub& stub, const std::st
   remove.set_pod_sandbox_id(id);
   cri::RemovePodSandboxResponse removed;
   return stub.RemovePodSandbox(&remove_context, remove, &removed);
+}
+
+// kubelet's pod container manager creates the pod cgroup before the sandbox, with the pod's
+// CFS quota, unless it exists already (a re-created sandbox). Only the cpu hierarchy, where
+// the quota is; the runtime creates the rest. Nothing on a host without a v1 cpu hierarchy.
+absl::Status EnsurePodCpuCgroup(const std::string& cgroup_parent, const pod::Pod& pod) {
+  absl::StatusOr<std::string> mount = V1MountPoint("cpu");
+  if (!mount.ok()) return absl::OkStatus();
+  const std::string dir = *mount + cgroup_parent;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return absl::OkStatus();
+  fs::create_directories(dir, ec);
+  if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  std::optional<int64_t> quota = PodCpuQuota(pod);
+  if (!quota) return absl::OkStatus();
+  if (absl::Status period = WriteCgroupValue(dir, "cpu.cfs_period_us", absl::StrCat(kCpuPeriod));
+      !period.ok()) {
+    return period;
+  }
+  return WriteCgroupValue(dir, "cpu.cfs_quota_us", absl::StrCat(*quota));
 }
 
 }  // namespace
@@ -137,6 +158,12 @@ grpc::Status KubeletEmulator::RunPod(const pod::Pod& spec, const PodOptions& opt
   cri::RunPodSandboxRequest request = SandboxRequest(spec, options);
   std::error_code ec;
   fs::create_directories(request.config().log_directory(), ec);  // kubelet makes it first
+  pod::Pod defaulted = spec;
+  pod::ApplyRequestDefaults(defaulted);
+  if (absl::Status cgroup = EnsurePodCpuCgroup(request.config().linux().cgroup_parent(), defaulted);
+      !cgroup.ok()) {
+    return {grpc::StatusCode::INTERNAL, std::string(cgroup.message())};
+  }
   cri::RunPodSandboxResponse response;
   grpc::Status status = Timed("RunPodSandbox", [&](grpc::ClientContext* context) {
     return runtime_->RunPodSandbox(context, request, &response);

@@ -80,6 +80,8 @@ class KubeletEmulator {
   const EmulatorOptions& options() const { return options_; }
 
   // --- pods, by uid. The pod's requests are defaulted from limits first (as the API server).
+  // Like kubelet, RunPod creates the pod cgroup with the pod's CFS quota first (v1 cpu
+  // hierarchy), unless it exists.
   grpc::Status RunPod(const pod::Pod& pod, const PodOptions& options = {});
   grpc::Status StopPod(const std::string& uid);
   grpc::Status RemovePod(const std::string& uid);

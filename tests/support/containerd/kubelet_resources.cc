@@ -121,6 +121,17 @@ cri::LinuxContainerResources SandboxResources(const pod::Pod& pod) {
   return CpuAndMemory(pod::EffectivePodRequests(pod), pod::EffectivePodLimits(pod));
 }
 
+std::optional<int64_t> PodCpuQuota(const pod::Pod& pod) {
+  const pod::QosClass qos = pod::ComputeQos(pod);
+  if (qos == pod::QosClass::kBestEffort) return std::nullopt;
+  auto limited = [](const pod::Container& c) { return MilliOf(c.limits, pod::kResourceCpu) > 0; };
+  const bool declared =
+      std::all_of(pod.init_containers.begin(), pod.init_containers.end(), limited) &&
+      std::all_of(pod.containers.begin(), pod.containers.end(), limited);
+  if (qos == pod::QosClass::kBurstable && !declared) return std::nullopt;
+  return MilliCpuToQuota(MilliOf(pod::EffectivePodLimits(pod), pod::kResourceCpu), kCpuPeriod);
+}
+
 std::string PodCgroupParent(const std::string& root, pod::QosClass qos, const std::string& uid) {
   std::string parent = absl::StrCat(root, "/kubepods");
   if (qos == pod::QosClass::kBurstable) parent += "/burstable";

@@ -1,9 +1,11 @@
 // What kubelet (cgroupfs driver, cgroup v1, CPU manager policy "none", CFS quota on) puts in
 // the CRI requests for a pod: LinuxContainerResources per container, the pod-level resources
-// of the sandbox, and the pod cgroup by QoS class. Pure functions of the pod and the node.
+// of the sandbox, and the pod cgroup by QoS class with its CFS quota. Pure functions of the pod
+// and the node.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +49,12 @@ runtime::v1::LinuxContainerResources ContainerResources(const pod::Pod& pod,
 // The pod-level resources of RunPodSandbox (cpu and memory of the effective pod requests and
 // limits, overhead excluded).
 runtime::v1::LinuxContainerResources SandboxResources(const pod::Pod& pod);
+
+// The CFS quota kubelet's pod container manager gives the pod cgroup it creates before the
+// sandbox (ResourceConfigForPod, CFS quota enforced; with its managers off kubelet knows of no
+// exclusive CPUs): the quota of the pod's CPU limit for a Guaranteed pod, and for a Burstable
+// one whose every container has a CPU limit; nullopt (no quota) otherwise.
+std::optional<int64_t> PodCpuQuota(const pod::Pod& pod);
 
 // The pod cgroup kubelet's cgroupfs driver uses, under `root` (e.g. "/topologyd-test-1-0";
 // "" is kubelet's own layout): root/kubepods/pod<uid> for Guaranteed,
