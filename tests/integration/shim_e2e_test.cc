@@ -245,6 +245,13 @@ class ShimE2ETest : public ::testing::Test {
     return "allowed=" + cpus + " cgroup=" + cpus + " stored=" + cpus;
   }
 
+  // Runs `pod` and its container "app", which must come to run on `cpus`; `id` is its id.
+  void RunApp(const pod::Pod& pod, const std::string& cpus, std::string* id) {
+    ASSERT_GRPC_OK(kubelet_->RunPod(pod));
+    ASSERT_GRPC_OK(kubelet_->RunContainer(pod.uid, "app", 0, id));
+    ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation(pod.uid, "app", *id, cpus));
+  }
+
   // The CFS quota of pod `uid`'s cgroup in the cpu hierarchy, as kubelet created it (the
   // emulator) and the shim may have lifted it.
   std::string PodQuota(const std::string& uid) {
@@ -517,17 +524,15 @@ TEST_F(ShimE2ETest, AnExclusiveContainerAndItsPodCgroupRunWithoutACfsQuota) {
   EXPECT_TRUE(Allocation("q", "app")->cpu_quota_unlimited());
   EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
 
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("b", {BurstableWithLimit("app", "100m", "500m")})));
   std::string burstable;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("b", "app", 0, &burstable));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("b", "app", burstable, "0"));
+  ASSERT_NO_FATAL_FAILURE(
+      RunApp(OnePod("b", {BurstableWithLimit("app", "100m", "500m")}), "0", &burstable));
   EXPECT_FALSE(Allocation("b", "app")->cpu_quota_unlimited());
   EXPECT_EQ(Quotas(burstable), "container=50000 pod=50000 stored=50000");
 
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("f", {Guaranteed("app", "500m", "64Mi")})));
   std::string fractional;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("f", "app", 0, &fractional));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("f", "app", fractional, "0"));
+  ASSERT_NO_FATAL_FAILURE(
+      RunApp(OnePod("f", {Guaranteed("app", "500m", "64Mi")}), "0", &fractional));
   EXPECT_EQ(Quotas(fractional), "container=50000 pod=50000 stored=50000");
   // The exclusive one is left as it was.
   EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
@@ -542,10 +547,8 @@ class ShimE2EQuotaGateOffTest : public ShimE2ETest {
 };
 
 TEST_F(ShimE2EQuotaGateOffTest, AnExclusiveContainerKeepsKubeletsQuota) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("q", {Guaranteed("app", "1", "64Mi")})));
   std::string pinned;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("q", "app", 0, &pinned));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("q", "app", pinned, "1"));
+  ASSERT_NO_FATAL_FAILURE(RunApp(OnePod("q", {Guaranteed("app", "1", "64Mi")}), "1", &pinned));
   EXPECT_TRUE(Allocation("q", "app")->exclusive());
   EXPECT_FALSE(Allocation("q", "app")->cpu_quota_unlimited());
   EXPECT_EQ(Quotas(pinned), "container=100000 pod=100000 stored=100000");

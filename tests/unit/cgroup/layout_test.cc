@@ -15,11 +15,20 @@ using testing::MakeV2Cgroup;
 using testing::TempDir;
 using testing::WriteText;
 
+using Detector = absl::StatusOr<CgroupLayout> (*)(const CgroupRoot&, CgroupVersionSetting);
+
+// The cpuset hierarchy's layout, or with `detect` another controller's.
 absl::StatusOr<CgroupLayout> Detect(const std::string& path,
-                                    CgroupVersionSetting setting = CgroupVersionSetting::kAuto) {
+                                    CgroupVersionSetting setting = CgroupVersionSetting::kAuto,
+                                    Detector detect = DetectCgroupLayout) {
   absl::StatusOr<CgroupRoot> root = CgroupRoot::Open(path);
   if (!root.ok()) return root.status();
-  return DetectCgroupLayout(*root, setting);
+  return detect(*root, setting);
+}
+
+absl::StatusOr<CgroupLayout> DetectCpu(const std::string& path,
+                                       CgroupVersionSetting setting = CgroupVersionSetting::kAuto) {
+  return Detect(path, setting, DetectCpuLayout);
 }
 
 TEST(DetectCgroupLayoutTest, UnifiedV2) {
@@ -103,22 +112,15 @@ TEST(DetectCgroupLayoutTest, SymlinkedHierarchyIsRefused) {
   EXPECT_EQ(Detect(tmp.path()).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-absl::StatusOr<CgroupLayout> DetectCpu(const std::string& path,
-                                       CgroupVersionSetting setting = CgroupVersionSetting::kAuto) {
-  absl::StatusOr<CgroupRoot> root = CgroupRoot::Open(path);
-  if (!root.ok()) return root.status();
-  return DetectCpuLayout(*root, setting);
-}
-
-TEST(DetectCpuLayoutTest, UnifiedV2ListsCpu) {
+TEST(DetectCpuLayoutTest, UnifiedV2MustListCpu) {
   TempDir tmp;
   MakeV2Cgroup(tmp.path(), "", "", "cpuset cpu memory", false);
-  absl::StatusOr<CgroupLayout> layout = DetectCpu(tmp.path());
-  ASSERT_TRUE(layout.ok()) << layout.status();
-  EXPECT_EQ(layout->version, CgroupVersion::kV2);
-  EXPECT_EQ(layout->hierarchy, "");
+  EXPECT_EQ(DetectCpu(tmp.path())->version, CgroupVersion::kV2);
+  EXPECT_EQ(DetectCpu(tmp.path(), CgroupVersionSetting::kV2)->hierarchy, "");
   WriteText(tmp.path() + "/cgroup.controllers", "cpuset memory\n");
   EXPECT_EQ(DetectCpu(tmp.path()).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(DetectCpu(tmp.path()).status().message()).find("does not list cpu:"),
+            std::string::npos);
 }
 
 TEST(DetectCpuLayoutTest, SystemdsCoMountIsFoundBeforeItsSymlink) {

@@ -33,18 +33,23 @@ void MakeV1Tree(const std::string& root) {
   MakeDirs(root + "/cpuset/" + std::string(kPod));
 }
 
+std::unique_ptr<PodCgroupQuota> MustOpen(const std::string& root, CgroupVersionSetting version) {
+  absl::StatusOr<std::unique_ptr<PodCgroupQuota>> quota = PodCgroupQuota::Open(root, version);
+  EXPECT_TRUE(quota.ok()) << quota.status();
+  return quota.ok() ? *std::move(quota) : nullptr;
+}
+
 TEST(PodCgroupQuotaTest, V1WritesMinusOneIntoThePodsCfsQuota) {
   TempDir tmp;
   ASSERT_NO_FATAL_FAILURE(MakeV1Tree(tmp.path()));
-  absl::StatusOr<std::unique_ptr<PodCgroupQuota>> quota =
-      PodCgroupQuota::Open(tmp.path(), CgroupVersionSetting::kAuto);
-  ASSERT_TRUE(quota.ok()) << quota.status();
-  EXPECT_EQ((*quota)->version(), CgroupVersion::kV1);
-  EXPECT_EQ((*quota)->path(), tmp.path() + "/cpu,cpuacct");
+  std::unique_ptr<PodCgroupQuota> quota = MustOpen(tmp.path(), CgroupVersionSetting::kAuto);
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(quota->version(), CgroupVersion::kV1);
+  EXPECT_EQ(quota->path(), tmp.path() + "/cpu,cpuacct");
   // The pod cgroup as the shim finds it: from the sandbox's cgroup parent.
   absl::StatusOr<std::string> pod = PodCgroup("/kubepods/podu1", cgroup::CgroupDriver::kCgroupfs);
   ASSERT_TRUE(pod.ok()) << pod.status();
-  ASSERT_TRUE((*quota)->Lift(*pod).ok());
+  ASSERT_TRUE(quota->Lift(*pod).ok());
   const std::string dir = tmp.path() + "/cpu,cpuacct/" + std::string(kPod);
   EXPECT_EQ(ReadText(dir + "/cpu.cfs_quota_us"), "-1");
   EXPECT_EQ(ReadText(dir + "/cpu.cfs_period_us"), "100000\n");
@@ -56,26 +61,24 @@ TEST(PodCgroupQuotaTest, V2WritesMaxAndKeepsThePeriod) {
   const std::string pod = "kubepods.slice/kubepods-podu1.slice";
   MakeDirs(tmp.path() + "/" + pod);
   WriteText(tmp.path() + "/" + pod + "/cpu.max", "200000 50000\n");
-  absl::StatusOr<std::unique_ptr<PodCgroupQuota>> quota =
-      PodCgroupQuota::Open(tmp.path(), CgroupVersionSetting::kV2);
-  ASSERT_TRUE(quota.ok()) << quota.status();
-  EXPECT_EQ((*quota)->version(), CgroupVersion::kV2);
+  std::unique_ptr<PodCgroupQuota> quota = MustOpen(tmp.path(), CgroupVersionSetting::kV2);
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(quota->version(), CgroupVersion::kV2);
   ASSERT_EQ(*PodCgroup("kubepods-podu1.slice", cgroup::CgroupDriver::kSystemd), pod);
-  ASSERT_TRUE((*quota)->Lift(pod).ok());
+  ASSERT_TRUE(quota->Lift(pod).ok());
   EXPECT_EQ(ReadText(tmp.path() + "/" + pod + "/cpu.max"), "max 50000");
   // A file that is not cpu.max's format is left alone.
   WriteText(tmp.path() + "/" + pod + "/cpu.max", "garbage\n");
-  EXPECT_EQ((*quota)->Lift(pod).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(quota->Lift(pod).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ReadText(tmp.path() + "/" + pod + "/cpu.max"), "garbage\n");
 }
 
 TEST(PodCgroupQuotaTest, AMissingPodCgroupIsNotFoundAndNothingIsCreated) {
   TempDir tmp;
   ASSERT_NO_FATAL_FAILURE(MakeV1Tree(tmp.path()));
-  absl::StatusOr<std::unique_ptr<PodCgroupQuota>> quota =
-      PodCgroupQuota::Open(tmp.path(), CgroupVersionSetting::kV1);
-  ASSERT_TRUE(quota.ok()) << quota.status();
-  EXPECT_EQ((*quota)->Lift("kubepods/podother").code(), absl::StatusCode::kNotFound);
+  std::unique_ptr<PodCgroupQuota> quota = MustOpen(tmp.path(), CgroupVersionSetting::kV1);
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(quota->Lift("kubepods/podother").code(), absl::StatusCode::kNotFound);
   EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/cpu,cpuacct/kubepods/podother"));
 }
 
@@ -87,12 +90,11 @@ TEST(PodCgroupQuotaTest, NothingIsWrittenOutsideTheHierarchy) {
   // A pod cgroup that is a symlink out of the tree.
   ASSERT_EQ(
       ::symlink(outside.path().c_str(), (tmp.path() + "/cpu,cpuacct/kubepods/podlink").c_str()), 0);
-  absl::StatusOr<std::unique_ptr<PodCgroupQuota>> quota =
-      PodCgroupQuota::Open(tmp.path(), CgroupVersionSetting::kAuto);
-  ASSERT_TRUE(quota.ok()) << quota.status();
-  EXPECT_EQ((*quota)->Lift("kubepods/podlink").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ((*quota)->Lift("kubepods/../../x").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ((*quota)->Lift("/kubepods/podu1").code(), absl::StatusCode::kInvalidArgument);
+  std::unique_ptr<PodCgroupQuota> quota = MustOpen(tmp.path(), CgroupVersionSetting::kAuto);
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(quota->Lift("kubepods/podlink").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(quota->Lift("kubepods/../../x").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(quota->Lift("/kubepods/podu1").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ReadText(outside.path() + "/cpu.cfs_quota_us"), "100000\n");
 }
 
