@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds Kubernetes binaries from source, through the Go module proxy, into a cache outside the
+# checkout, and prints the directory that holds them. A binary already in the cache is not
+# built again. No prebuilt binary is downloaded.
+#
+#   tools/build-kube.sh kubelet [kube-apiserver ...]    build what is missing, print the bin dir
+#   tools/build-kube.sh --print-dir                      print the bin dir, build nothing
+#
+# The versions are those of tests/e2e/kube/go.mod: k8s.io/kubernetes and, replacing its
+# staging modules, the k8s.io/<staging> v0.x releases of the same minor (k8s.io/kubernetes
+# cannot be `go install`ed: its own go.mod replaces them by directories). All binaries asked
+# for are built by one `go build`, which compiles the code they share once. The cache key is
+# the Kubernetes version and a hash of go.mod and go.sum, so a change of either builds anew;
+# the cache is ${TOPOLOGYD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/topologyd/kube}.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+module=$repo/tests/e2e/kube
+
+usage() {
+  echo "usage: tools/build-kube.sh BINARY... | --print-dir" >&2
+  echo "  BINARY: a command under k8s.io/kubernetes/cmd listed as a tool in $module/go.mod" >&2
+  exit 2
+}
+[ $# -ge 1 ] || usage
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "build-kube: go is not on PATH; Go 1.25 or newer builds the Kubernetes binaries" >&2
+  exit 1
+fi
+
+version=$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 }' "$module/go.mod")
+if [ -z "$version" ]; then
+  echo "build-kube: $module/go.mod has no 'require k8s.io/kubernetes vX.Y.Z' line" >&2
+  exit 1
+fi
+key=$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-12)
+cache=${TOPOLOGYD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/topologyd/kube}
+bin_dir=$cache/$version-$key/bin
+
+if [ "$1" = --print-dir ]; then
+  [ $# -eq 1 ] || usage
+  echo "$bin_dir"
+  exit 0
+fi
+
+missing=()
+for name in "$@"; do
+  case "$name" in
+    -* | */* | "") usage ;;
+  esac
+  if ! grep -q "^[[:space:]]*k8s.io/kubernetes/cmd/$name\$" "$module/go.mod"; then
+    echo "build-kube: $name is not a tool of $module/go.mod (add it with" \
+      "'go get -tool k8s.io/kubernetes/cmd/$name' there)" >&2
+    exit 1
+  fi
+  [ -x "$bin_dir/$name" ] || missing+=("$name")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "$bin_dir"
+  exit 0
+fi
+
+mkdir -p "$cache"
+# One build at a time per cache: a second caller waits and then finds the binaries.
+exec 9>"$cache/.lock"
+flock 9
+still_missing=()
+for name in "${missing[@]}"; do
+  [ -x "$bin_dir/$name" ] || still_missing+=("$name")
+done
+if [ ${#still_missing[@]} -eq 0 ]; then
+  echo "$bin_dir"
+  exit 0
+fi
+
+# The version strings kubelet --version and the API server report, as Kubernetes' own
+# release build sets them (hack/lib/version.sh).
+minor=${version#v1.}
+minor=${minor%%.*}
+build_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+ldflags="-s -w"
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
+done
+
+packages=()
+for name in "${still_missing[@]}"; do
+  packages+=("k8s.io/kubernetes/cmd/$name")
+done
+staging=$(mktemp -d "$cache/.build.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
+echo "build-kube: building ${still_missing[*]} $version (go $(go env GOVERSION)) into $bin_dir" >&2
+start=$(date +%s)
+(cd "$module" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -ldflags "$ldflags" \
+  -o "$staging/" "${packages[@]}")
+mkdir -p "$bin_dir"
+for name in "${still_missing[@]}"; do
+  mv "$staging/$name" "$bin_dir/$name"
+done
+echo "build-kube: built ${still_missing[*]} in $(($(date +%s) - start)) s" >&2
+echo "$bin_dir"
