@@ -13,6 +13,7 @@
 #include "nlohmann/json.hpp"
 
 #include "tests/corpus/corpus_util.h"
+#include "tests/support/require_component.h"
 #include "tests/support/shell.h"
 
 namespace topologyd::topology {
@@ -67,17 +68,17 @@ class TopoctlNrtTest : public ::testing::Test {
         RunShell("/usr/bin/python3 " + ShellQuote(kFixtures + "validate_nrt.py") + " " +
                  ShellQuote(kFixtures + "crd_v1alpha2_schema.yaml") + " " + ShellQuote(output));
     std::filesystem::remove(output);
-    if (check.exit_code == 77) GTEST_SKIP() << "python3-jsonschema or python3-yaml missing";
+    if (check.exit_code == 77) SKIP_OR_FAIL() << "python3-jsonschema or python3-yaml missing";
     EXPECT_EQ(check.exit_code, 0) << machine << ":\n" << check.err << nrt.out;
   }
   std::filesystem::path config_;
 };
 
-#define REQUIRE_PYTHON()                                                           \
-  do {                                                                             \
-    if (!std::filesystem::exists("/usr/bin/python3")) {                            \
-      GTEST_SKIP() << "/usr/bin/python3 not found: the CRD schema check needs it"; \
-    }                                                                              \
+#define REQUIRE_PYTHON()                                                             \
+  do {                                                                               \
+    if (!std::filesystem::exists("/usr/bin/python3")) {                              \
+      SKIP_OR_FAIL() << "/usr/bin/python3 not found: the CRD schema check needs it"; \
+    }                                                                                \
   } while (false)
 
 TEST_F(TopoctlNrtTest, SyntheticMachineIsValidAgainstTheCrd) {

@@ -7,6 +7,7 @@
 #include "lib/topology/hwloc_source.h"
 #include "lib/topology/topology_json.h"
 #include "tests/corpus/corpus_util.h"
+#include "tests/support/require_component.h"
 #include "tests/support/shell.h"
 
 namespace topologyd::topology {
@@ -49,7 +50,7 @@ uint64_t HwlocNodeMemory(const std::string& file, int id) {
 TEST(TopologyHwlocToolsTest, PerNodeCpusAndMemoryMatchHwlocTools) {
   TOPOLOGYD_REQUIRE_CORPUS();
   if (RunShell("command -v hwloc-calc && command -v hwloc-info").exit_code != 0) {
-    GTEST_SKIP() << "hwloc-calc / hwloc-info not installed (Debian package hwloc)";
+    SKIP_OR_FAIL() << "hwloc-calc / hwloc-info not installed (Debian package hwloc)";
   }
   for (const char* name :
        {"amd-opteron-4s-8numa-sparse-node-ids.xml", "intel-gold6230-2s-snc2-memside-cache.xml",

@@ -14,6 +14,7 @@
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::testing::containerd {
 namespace {
@@ -55,7 +56,7 @@ void PrintTiming(const char* what, std::chrono::steady_clock::time_point start) 
 class ContainerdDirectTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string reason = ContainerdSkipReason(); !reason.empty()) GTEST_SKIP() << reason;
+    if (std::string reason = ContainerdSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
     auto start = std::chrono::steady_clock::now();
     auto socket = containerd_.Start();
     ASSERT_TRUE(socket.ok()) << socket.status();

@@ -18,6 +18,7 @@
 #include "tests/integration/api_pods.h"
 #include "tests/integration/in_process_client.h"
 #include "tests/integration/process.h"
+#include "tests/support/require_component.h"
 #include "tests/support/shell.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
@@ -65,13 +66,13 @@ Seen WaitFor(const std::string& path, Want want) {
 
 void ExpectValidAgainstCrd(const std::string& path) {
   if (!std::filesystem::exists("/usr/bin/python3")) {
-    GTEST_SKIP() << "/usr/bin/python3 not found: the CRD schema check needs it";
+    SKIP_OR_FAIL() << "/usr/bin/python3 not found: the CRD schema check needs it";
   }
   const std::string fixtures = std::string(TOPOLOGYD_SOURCE_DIR) + "/tests/fixtures/nrt/";
   ShellResult r = RunShell("/usr/bin/python3 " + ShellQuote(fixtures + "validate_nrt.py") + " " +
                            ShellQuote(fixtures + "crd_v1alpha2_schema.yaml") + " " +
                            ShellQuote(path) + " 2>&1");
-  if (r.exit_code == 77) GTEST_SKIP() << "python3-jsonschema or python3-yaml missing: " << r.out;
+  if (r.exit_code == 77) SKIP_OR_FAIL() << "python3-jsonschema or python3-yaml missing: " << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 

@@ -17,6 +17,7 @@
 #include "lib/placement/uuid5.h"
 #include "tests/integration/placement_server.h"
 #include "tests/integration/process.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::testing {
 namespace {
@@ -37,7 +38,7 @@ spec:
 class DaemonPlacementTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string missing = PlacementMissing(); !missing.empty()) GTEST_SKIP() << missing;
+    if (std::string missing = PlacementMissing(); !missing.empty()) SKIP_OR_FAIL() << missing;
     ASSERT_EQ(server_.Start(dir_.path()), "");
     transport_.emplace(
         *placement::CurlPlacementTransport::Create({.url = server_.url(), .token = "admin"}));

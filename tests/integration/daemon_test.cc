@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 
 #include "tests/integration/process.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::testing {
 namespace {
@@ -366,7 +367,7 @@ TEST(DaemonProcessTest, CallerOutsideAllowedPeersIsDenied) {
 TEST(DaemonProcessTest, OtherUidIsDeniedWhenOnlyRootIsAllowed) {
   if (::getuid() != 0) GTEST_SKIP() << "needs root to run a client under another uid";
   if (RunCommand({"/usr/bin/setpriv", "--version"}).exit_code != 0) {
-    GTEST_SKIP() << "setpriv (util-linux) not installed";
+    SKIP_OR_FAIL() << "setpriv (util-linux) not installed";
   }
   TempDir dir;
   ::chmod(dir.path().c_str(), 0755);  // let the unprivileged client reach the socket file

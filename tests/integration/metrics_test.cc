@@ -29,6 +29,7 @@
 
 #include "tests/integration/api_pods.h"
 #include "tests/integration/process.h"
+#include "tests/support/require_component.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
 namespace topologyd::testing {
@@ -158,7 +159,7 @@ TEST_F(MetricsEndpointTest, AdmissionsShowInKubeletsAndTopologydsSeries) {
 // conventions; they are kept so kubelet's dashboards work, and are the only problems allowed.
 TEST_F(MetricsEndpointTest, PromtoolAcceptsAScrape) {
   if (!std::filesystem::exists(kPromtool)) {
-    GTEST_SKIP() << kPromtool << " is not installed (Debian package prometheus)";
+    SKIP_OR_FAIL() << kPromtool << " is not installed (Debian package prometheus)";
   }
   StartDaemon();
   ASSERT_TRUE(Admit(GuaranteedPod("a", "2")).admitted());
@@ -245,7 +246,7 @@ class PrometheusServer {
 
 TEST_F(MetricsEndpointTest, PrometheusScrapesTheAdmissionCounter) {
   if (!std::filesystem::exists(kPrometheus)) {
-    GTEST_SKIP() << kPrometheus << " is not installed (Debian package prometheus)";
+    SKIP_OR_FAIL() << kPrometheus << " is not installed (Debian package prometheus)";
   }
   StartDaemon();
   ASSERT_TRUE(Admit(GuaranteedPod("a", "2")).admitted());

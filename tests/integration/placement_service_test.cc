@@ -20,6 +20,7 @@
 #include "lib/placement/uuid5.h"
 #include "tests/integration/placement_server.h"
 #include "tests/integration/process.h"
+#include "tests/support/require_component.h"
 #include "tests/unit/placement/test_host.h"
 
 namespace topologyd::placement {
@@ -34,7 +35,7 @@ class PlacementService : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string missing = topologyd::testing::PlacementMissing(); !missing.empty()) {
-      GTEST_SKIP() << missing;
+      SKIP_OR_FAIL() << missing;
     }
     const std::string problem = server_.Start(dir_.path());
     ASSERT_EQ(problem, "");

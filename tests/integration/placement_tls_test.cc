@@ -16,6 +16,7 @@
 #include "tests/integration/placement_server.h"
 #include "tests/integration/process.h"
 #include "tests/support/port_server.h"
+#include "tests/support/require_component.h"
 #include "tests/support/test_certificates.h"
 
 namespace topologyd::placement {
@@ -29,10 +30,10 @@ class PlacementTls : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string missing = topologyd::testing::PlacementMissing(); !missing.empty()) {
-      GTEST_SKIP() << missing;
+      SKIP_OR_FAIL() << missing;
     }
     if (std::string missing = topologyd::testing::TestCertificatesMissing(); !missing.empty()) {
-      GTEST_SKIP() << missing;
+      SKIP_OR_FAIL() << missing;
     }
     ASSERT_EQ(topologyd::testing::MakeTestCertificates(dir_.path()), "");
     ASSERT_EQ(server_.Start(dir_.path()), "");

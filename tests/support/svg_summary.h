@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
+#include "tests/support/require_component.h"
 #include "tests/support/shell.h"
 
 namespace topologyd::testing {
@@ -43,9 +44,9 @@ inline nlohmann::json SvgSummary(const std::string& svg) {
 }  // namespace topologyd::testing
 
 // Skips the current test when /usr/bin/python3 is missing.
-#define TOPOLOGYD_REQUIRE_PYTHON()                                                \
-  do {                                                                            \
-    if (!::topologyd::testing::HavePython()) {                                    \
-      GTEST_SKIP() << "/usr/bin/python3 not found: the SVG check parses with it"; \
-    }                                                                             \
+#define TOPOLOGYD_REQUIRE_PYTHON()                                                  \
+  do {                                                                              \
+    if (!::topologyd::testing::HavePython()) {                                      \
+      SKIP_OR_FAIL() << "/usr/bin/python3 not found: the SVG check parses with it"; \
+    }                                                                               \
   } while (false)

@@ -20,6 +20,7 @@
 
 #include "lib/pod/pod_manifest.h"
 #include "tests/support/port_server.h"
+#include "tests/support/require_component.h"
 #include "tests/support/shell.h"
 #include "tests/support/test_certificates.h"
 
@@ -87,7 +88,7 @@ class KubeApiClientTest : public ::testing::Test {
 
   void SetUp() override {
     if (skip_reason_ != nullptr) {
-      GTEST_SKIP() << "needs python3 and openssl to run an HTTPS server: " << *skip_reason_;
+      SKIP_OR_FAIL() << "needs python3 and openssl to run an HTTPS server: " << *skip_reason_;
     }
     ASSERT_GT(port_, 0);
   }

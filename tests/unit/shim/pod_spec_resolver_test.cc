@@ -17,6 +17,7 @@
 
 #include "lib/pod/pod_manifest.h"
 #include "tests/support/port_server.h"
+#include "tests/support/require_component.h"
 #include "tests/support/temp_dir.h"
 
 namespace topologyd::shim {
@@ -47,7 +48,7 @@ class PodSpecResolverTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "needs python3 to run a stand-in API server";
+      SKIP_OR_FAIL() << "needs python3 to run a stand-in API server";
     }
     std::ofstream(dir_ + "/pod.json") << kPodJson;
     const std::string started = server_process_.Start(

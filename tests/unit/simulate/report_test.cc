@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "tests/support/require_component.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/admission/admission_test_util.h"
 
@@ -91,7 +92,7 @@ Report TwoVariants() {
 }
 
 TEST(ReportTest, HtmlParsesWithAColumnASectionCpusAndPodsPerVariant) {
-  if (access(kPython, X_OK) != 0) GTEST_SKIP() << kPython << " is not installed";
+  if (access(kPython, X_OK) != 0) SKIP_OR_FAIL() << kPython << " is not installed";
   const Report report = TwoVariants();
   const std::string html = ReportHtml(report);
   // 2 variants x (16 CPUs, 4 pods).
