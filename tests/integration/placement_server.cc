@@ -17,6 +17,7 @@
 
 #include "lib/placement/placement_http.h"
 #include "tests/integration/process.h"
+#include "tests/support/free_port.h"
 
 namespace topologyd::testing {
 namespace {
@@ -26,22 +27,6 @@ namespace {
 constexpr char kPython[] = "/usr/bin/python3";
 constexpr char kApi[] = "/usr/bin/placement-api";
 constexpr char kManage[] = "/usr/bin/placement-manage";
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 }  // namespace
 
@@ -67,7 +52,7 @@ std::string PlacementServer::Start(const std::string& dir) {
   const CommandResult sync = RunCommand({kPython, kManage, "--config-file", conf, "db", "sync"});
   if (sync.exit_code != 0) return "placement-manage db sync:\n" + sync.out + sync.err;
 
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   if (port <= 0) return "no free loopback port";
   url_ = "http://127.0.0.1:" + std::to_string(port);
   log_ = dir + "/placement.log";

@@ -33,6 +33,8 @@
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
 #include "tests/support/containerd/subprocess.h"
+#include "tests/support/node/node_stack.h"
+#include "tests/support/require_component.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
 namespace topologyd::testing::containerd {
@@ -47,10 +49,6 @@ using std::chrono::seconds;
     const grpc::Status grpc_status_ = (expr);                       \
     ASSERT_TRUE(grpc_status_.ok()) << grpc_status_.error_message(); \
   } while (false)
-
-// Asynchronous effects (the pushed shared pool, a restart) get this long; a test fails only
-// when one is stuck.
-constexpr auto kPatience = seconds(60);
 
 pod::Quantity Q(const char* text) { return *pod::Quantity::Parse(text); }
 
@@ -79,71 +77,23 @@ std::string Str(const absl::StatusOr<std::string>& value) {
   return value.ok() ? *value : "<" + value.status().ToString() + ">";
 }
 
-std::string ShimBinary() { return std::string(TOPOLOGYD_BINARY_DIR) + "/shim/topologyd-shim"; }
-
-// The shim as a child process, output to a log file.
-class ShimProcess {
- public:
-  ~ShimProcess() { Kill(SIGKILL); }
-  void Start(const std::vector<std::string>& argv, const std::string& log_path) {
-    pid_ = SpawnServer(argv, log_path);
-  }
-  // Signals it and waits for it to exit (SIGKILL after 10 s).
-  void Kill(int sig) {
-    if (pid_ <= 0) return;
-    ::kill(pid_, sig);
-    if (!WaitForChild(pid_, std::chrono::seconds(10))) {
-      ::kill(pid_, SIGKILL);
-      WaitForChild(pid_, std::chrono::seconds(10));
-    }
-    pid_ = -1;
-  }
-  bool alive() { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
-
- private:
-  pid_t pid_ = -1;
-};
-
-bool PollUntil(const std::function<bool()>& done, std::chrono::seconds patience = kPatience) {
-  const auto until = std::chrono::steady_clock::now() + patience;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return true;
-}
-
 class ShimE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string reason = ContainerdSkipReason(); !reason.empty()) GTEST_SKIP() << reason;
+    if (std::string reason = ContainerdSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
     auto socket = containerd_.Start();
     ASSERT_TRUE(socket.ok()) << socket.status();
     containerd_socket_ = *socket;
-    WriteFile(dir_.File("topologyd.yaml"),
-              "listen: unix://" + TopologydSocket() +
-                  "\n"
-                  "allowedPeers: {uids: [0]}\n"
-                  "stateDir: " +
-                  dir_.File("state") +
-                  "\n"
-                  "topology: {source: live}\n"
-                  "cpuManagerPolicy: static\n"
-                  "reservedSystemCPUs: \"0\"\n"
-                  "topologyManagerPolicy: best-effort\n"
-                  "topologyManagerScope: " +
-                  scope_ +
-                  "\n"
-                  "memoryManagerPolicy: None\n"
-                  "cgroup: {root: /sys/fs/cgroup/cpuset, driver: cgroupfs, version: v1, "
-                  "apply: true}\n"
-                  "reconcilePeriod: 1s\n" +
-                  feature_gates_);
-    WriteFile(dir_.File("shim.yaml"), "failurePolicy: " + failure_policy_ +
-                                          "\npodSpec: {sources: " + sources_ +
-                                          "}\n"
-                                          "resync: {period: 1s}\n"
-                                          "topologydTimeout: 3s\n");
+    NodeStackOptions options;
+    options.topologyd_policy =
+        "cpuManagerPolicy: static\n"
+        "reservedSystemCPUs: \"0\"\n"
+        "topologyManagerPolicy: best-effort\n"
+        "topologyManagerScope: " +
+        scope_ + "\nmemoryManagerPolicy: None\n" + feature_gates_;
+    options.shim_config = "failurePolicy: " + failure_policy_ + "\npodSpec: {sources: " + sources_ +
+                          "}\nresync: {period: 1s}\ntopologydTimeout: 3s\n";
+    stack_ = std::make_unique<NodeStack>(dir_.path(), containerd_socket_, options);
     ASSERT_NO_FATAL_FAILURE(StartTopologyd());
     ASSERT_NO_FATAL_FAILURE(StartShim());
     kubelet_ =
@@ -156,77 +106,30 @@ class ShimE2ETest : public ::testing::Test {
     if (kubelet_ != nullptr) {
       EXPECT_TRUE(kubelet_->Cleanup().ok());
     }
-    if (HasFailure()) {
-      std::cout << "--- topologyd log\n"
-                << ReadFile(dir_.File("topologyd.log")) << "--- shim log\n"
-                << ReadFile(dir_.File("shim.log"));
-    }
+    if (HasFailure() && stack_ != nullptr) std::cout << stack_->Logs();
   }
 
-  std::string TopologydSocket() const { return dir_.File("topologyd.sock"); }
-  std::string ShimSocket() const { return dir_.File("shim.sock"); }
+  std::string TopologydSocket() const { return stack_->topologyd_socket(); }
+  std::string ShimSocket() const { return stack_->shim_socket(); }
 
   void StartTopologyd() {
-    topologyd_ = std::make_unique<DaemonProcess>();
-    topologyd_->Start(dir_.File("topologyd.yaml"), dir_.File("topologyd.log"));
-    // A first call on a channel made before the socket accepts waits out its deadline: probe
-    // the socket first.
-    ASSERT_TRUE(PollUntil([&] { return SocketAccepts(TopologydSocket()); }))
-        << ReadFile(dir_.File("topologyd.log"));
-    channel_ = CriChannel(TopologydSocket());
-    stub_ = v1::Topologyd::NewStub(channel_);
-    ASSERT_TRUE(PollUntil([&] {
-      v1::ListAllocationsResponse response;
-      return Allocations(&response).ok();
-    })) << ReadFile(dir_.File("topologyd.log"));
+    absl::Status started = stack_->StartTopologyd();
+    ASSERT_TRUE(started.ok()) << started;
   }
-
-  void StopTopologyd() {
-    topologyd_->Signal(SIGTERM);
-    ASSERT_TRUE(topologyd_->WaitForExit(seconds(30)).has_value());
-  }
-
+  void StopTopologyd() { stack_->StopTopologyd(SIGTERM); }
   void StartShim() {
-    shim_.Start({ShimBinary(), "--config", dir_.File("shim.yaml"), "--listen",
-                 "unix://" + ShimSocket(), "--runtime-endpoint", "unix://" + containerd_socket_,
-                 "--topologyd-socket", TopologydSocket()},
-                dir_.File("shim.log"));
-    ASSERT_TRUE(PollUntil([&] { return shim_.alive() && SocketAccepts(ShimSocket()); }))
-        << ReadFile(dir_.File("shim.log"));
-    auto runtime = cri::RuntimeService::NewStub(CriChannel(ShimSocket()));
-    ASSERT_TRUE(PollUntil([&] {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + seconds(2));
-      cri::VersionResponse version;
-      return shim_.alive() && runtime->Version(&context, {}, &version).ok();
-    })) << ReadFile(dir_.File("shim.log"));
+    absl::Status started = stack_->StartShim();
+    ASSERT_TRUE(started.ok()) << started;
   }
 
   grpc::Status Allocations(v1::ListAllocationsResponse* response) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + seconds(5));
-    return stub_->ListAllocations(&context, {}, response);
+    return stack_->Allocations(response);
   }
-
-  // What topologyd holds for the container `name` of pod `uid`; nullopt if nothing.
   std::optional<v1::ContainerAllocation> Allocation(const std::string& uid,
                                                     const std::string& name) {
-    v1::ListAllocationsResponse response;
-    if (!Allocations(&response).ok()) return std::nullopt;
-    for (const auto& pod : response.pods()) {
-      if (pod.uid() != uid) continue;
-      for (const auto& container : pod.containers()) {
-        if (container.name() == name) return container;
-      }
-    }
-    return std::nullopt;
+    return stack_->Allocation(uid, name);
   }
-
-  std::string SharedPool() {
-    v1::ListAllocationsResponse response;
-    grpc::Status status = Allocations(&response);
-    return status.ok() ? response.shared_pool() : "<" + status.error_message() + ">";
-  }
+  std::string SharedPool() { return stack_->SharedPool(); }
 
   // "allowed=X cgroup=Y stored=Z" for container `id`: the kernel's and the runtime's view.
   std::string Placement(const std::string& id) {
@@ -303,10 +206,7 @@ class ShimE2ETest : public ::testing::Test {
   ContainerdInstance containerd_;  // outlives everything that uses it
   std::string containerd_socket_;
   TempDir dir_;
-  std::unique_ptr<DaemonProcess> topologyd_;
-  ShimProcess shim_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Topologyd::Stub> stub_;
+  std::unique_ptr<NodeStack> stack_;
   std::unique_ptr<KubeletEmulator> kubelet_;
 };
 
@@ -427,7 +327,7 @@ TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
   v1::ExplainResponse explained;
   {
     grpc::ClientContext context;
-    ASSERT_GRPC_OK(stub_->Explain(&context, explain, &explained));
+    ASSERT_GRPC_OK(stack_->topologyd().Explain(&context, explain, &explained));
   }
   ASSERT_TRUE(explained.decision().admitted()) << explained.DebugString();
 
@@ -658,12 +558,12 @@ TEST_F(ShimE2ETest, AKilledShimLosesNothing) {
   ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k", {Guaranteed("app", "1", "64Mi")})));
   std::string id;
   ASSERT_GRPC_OK(kubelet_->CreateContainer("k", "app", 0, &id));
-  shim_.Kill(SIGKILL);
+  stack_->StopShim(SIGKILL);
   ASSERT_NO_FATAL_FAILURE(StartShim());
   ASSERT_GRPC_OK(kubelet_->StartContainer(id));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k", "app", id, "1"));
 
-  shim_.Kill(SIGKILL);
+  stack_->StopShim(SIGKILL);
   ASSERT_NO_FATAL_FAILURE(StartShim());
   ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k2", {Burstable("app", "100m")})));
   std::string shared;
