@@ -5,9 +5,14 @@
 #                              foreground on config/dev.yaml (simulated machine; socket,
 #                              state and a fake cgroup tree under .run/; no root needed)
 #   tools/quickstart.sh test   install dependencies (and containerd, runc, busybox-static
-#                              for the tests against a real containerd), build and run
-#                              every test, then the same under AddressSanitizer +
+#                              for the tests against a real containerd), build kubelet from
+#                              source (tools/build-kube.sh, cached), build and run every
+#                              test, then the same under AddressSanitizer +
 #                              UndefinedBehaviorSanitizer
+#
+# The test command requires every real component the tests use: a missing one fails its
+# tests instead of skipping them (TOPOLOGYD_REQUIRE_COMPONENTS=1). To run without them on a
+# machine that cannot have them, say so: TOPOLOGYD_REQUIRE_COMPONENTS=0 tools/quickstart.sh test
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,9 +61,19 @@ case "${1:-}" in
     ;;
   test)
     tools/install-deps.sh test
+    export TOPOLOGYD_REQUIRE_COMPONENTS=${TOPOLOGYD_REQUIRE_COMPONENTS:-1}
+    echo "== Kubernetes binaries for the end-to-end tests (tools/build-kube.sh)"
+    kube_bin=""
+    if ! kube_bin=$(tools/build-kube.sh kubelet); then
+      if [ "$TOPOLOGYD_REQUIRE_COMPONENTS" = 1 ]; then
+        echo "quickstart: the Kubernetes binaries did not build (above)" >&2
+        exit 1
+      fi
+      echo "quickstart: no kubelet; its tests will skip (TOPOLOGYD_REQUIRE_COMPONENTS=0)"
+    fi
     echo "== build and test (RelWithDebInfo)"
     configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOLOGYD_BUILD_TESTS=ON \
-      -DTOPOLOGYD_BUILD_BENCHMARKS=ON
+      -DTOPOLOGYD_BUILD_BENCHMARKS=ON -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin"
     (cd build && ctest --output-on-failure --no-tests=error -j "$jobs")
     # The sanitizer build uses clang: it compiles this tree in two thirds of GCC's time, and
     # CI then builds with both compilers (the libFuzzer build of tests/fuzz needs clang).
@@ -67,7 +82,8 @@ case "${1:-}" in
     clear_if_other_compiler build-asan clang++
     configure_and_build build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
-      -DTOPOLOGYD_THREAD_SAFETY=ON -DTOPOLOGYD_BUILD_TESTS=ON -DTOPOLOGYD_BUILD_BENCHMARKS=OFF
+      -DTOPOLOGYD_THREAD_SAFETY=ON -DTOPOLOGYD_BUILD_TESTS=ON -DTOPOLOGYD_BUILD_BENCHMARKS=OFF \
+      -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin"
     # hwloc's PCI plugin (libpciaccess) keeps about 1 KB per live-machine load and is
     # unloaded before LeakSanitizer reports, so the leak cannot be suppressed by name. The
     # sanitizer run discovers the live machine without PCI; PCI handling is tested on
