@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -82,6 +83,67 @@ std::string Manifest(const std::string& name, const std::string& uid,
 const char* kOneCpu = "{limits: {cpu: '1', memory: 64Mi}}";
 const char* kBurstable = "{requests: {cpu: 100m}}";
 
+// The status kubelet reports for container `name` of static pod `pod`, once it is running
+// with a restart count of at least `restarts`; fails the test after kNodePatience.
+struct Running {
+  std::string id;  // the runtime's container id
+  int restarts = 0;
+};
+Running WaitForRunningOn(const KubeletProcess& kubelet, const std::string& pod,
+                         const std::string& name, int restarts = 0) {
+  Running found;
+  std::string last = "no status yet";
+  bool ok = PollUntil([&] {
+    auto view = kubelet.Pod("default", StaticPodName(pod));
+    if (!view.ok()) {
+      last = view.status().ToString();
+      return false;
+    }
+    const nlohmann::json& status = (*view)["status"];
+    for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
+      for (const nlohmann::json& c : status.value(list, nlohmann::json::array())) {
+        if (c.value("name", "") != name) continue;
+        last = c.dump();
+        if (!c.contains("state") || !c["state"].contains("running")) return false;
+        const std::string id = c.value("containerID", "");
+        found.id = id.substr(id.find("://") == std::string::npos ? 0 : id.find("://") + 3);
+        found.restarts = c.value("restartCount", 0);
+        return found.restarts >= restarts && !found.id.empty();
+      }
+    }
+    return false;
+  });
+  EXPECT_TRUE(ok) << pod << "/" << name << " is not running: " << last;
+  return found;
+}
+
+// "allowed=X cgroup=Y" for container `id`: the kernel's view of its process. `runtime` is a
+// CRI client on the runtime itself.
+std::string PlacementOf(containerd::KubeletEmulator& runtime, const std::string& id) {
+  pid_t pid = 0;
+  grpc::Status status = runtime.ContainerPid(id, &pid);
+  if (!status.ok()) return "<pid: " + status.error_message() + ">";
+  auto dir = CgroupDir(pid, "cpuset");
+  auto allowed = CpusAllowedList(pid);
+  auto cgroup = dir.ok() ? ReadCgroupValue(*dir, "cpuset.cpus") : dir.status();
+  return "allowed=" + (allowed.ok() ? *allowed : allowed.status().ToString()) +
+         " cgroup=" + (cgroup.ok() ? *cgroup : cgroup.status().ToString());
+}
+
+// "container=X pod=Y": cpu.cfs_quota_us of container `id`'s cgroup and of its pod cgroup
+// (the cgroup's parent, which kubelet made), as the kernel shows them.
+std::string CfsQuotaOf(containerd::KubeletEmulator& runtime, const std::string& id) {
+  pid_t pid = 0;
+  grpc::Status status = runtime.ContainerPid(id, &pid);
+  if (!status.ok()) return "<pid: " + status.error_message() + ">";
+  auto dir = CgroupDir(pid, "cpu");
+  if (!dir.ok()) return dir.status().ToString();
+  auto container = ReadCgroupValue(*dir, "cpu.cfs_quota_us");
+  auto pod = ReadCgroupValue(std::filesystem::path(*dir).parent_path(), "cpu.cfs_quota_us");
+  return "container=" + (container.ok() ? *container : container.status().ToString()) +
+         " pod=" + (pod.ok() ? *pod : pod.status().ToString());
+}
+
 class KubeletE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -116,64 +178,11 @@ class KubeletE2ETest : public ::testing::Test {
     return text.size() <= bytes ? text : text.substr(text.size() - bytes);
   }
 
-  // The status kubelet reports for container `name` of static pod `pod`, once it is running
-  // with a restart count of at least `restarts`; fails the test after kNodePatience.
-  struct Running {
-    std::string id;  // the runtime's container id
-    int restarts = 0;
-  };
   Running WaitForRunning(const std::string& pod, const std::string& name, int restarts = 0) {
-    Running found;
-    std::string last = "no status yet";
-    bool ok = PollUntil([&] {
-      auto view = kubelet_.Pod("default", StaticPodName(pod));
-      if (!view.ok()) {
-        last = view.status().ToString();
-        return false;
-      }
-      const nlohmann::json& status = (*view)["status"];
-      for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
-        for (const nlohmann::json& c : status.value(list, nlohmann::json::array())) {
-          if (c.value("name", "") != name) continue;
-          last = c.dump();
-          if (!c.contains("state") || !c["state"].contains("running")) return false;
-          const std::string id = c.value("containerID", "");
-          found.id = id.substr(id.find("://") == std::string::npos ? 0 : id.find("://") + 3);
-          found.restarts = c.value("restartCount", 0);
-          return found.restarts >= restarts && !found.id.empty();
-        }
-      }
-      return false;
-    });
-    EXPECT_TRUE(ok) << pod << "/" << name << " is not running: " << last;
-    return found;
+    return WaitForRunningOn(kubelet_, pod, name, restarts);
   }
-
-  // "allowed=X cgroup=Y" for container `id`: the kernel's view of its process.
-  std::string Placement(const std::string& id) {
-    pid_t pid = 0;
-    grpc::Status status = runtime_->ContainerPid(id, &pid);
-    if (!status.ok()) return "<pid: " + status.error_message() + ">";
-    auto dir = CgroupDir(pid, "cpuset");
-    auto allowed = CpusAllowedList(pid);
-    auto cgroup = dir.ok() ? ReadCgroupValue(*dir, "cpuset.cpus") : dir.status();
-    return "allowed=" + (allowed.ok() ? *allowed : allowed.status().ToString()) +
-           " cgroup=" + (cgroup.ok() ? *cgroup : cgroup.status().ToString());
-  }
-
-  // "container=X pod=Y": cpu.cfs_quota_us of container `id`'s cgroup and of its pod cgroup
-  // (the cgroup's parent, which kubelet made), as the kernel shows them.
-  std::string CfsQuota(const std::string& id) {
-    pid_t pid = 0;
-    grpc::Status status = runtime_->ContainerPid(id, &pid);
-    if (!status.ok()) return "<pid: " + status.error_message() + ">";
-    auto dir = CgroupDir(pid, "cpu");
-    if (!dir.ok()) return dir.status().ToString();
-    auto container = ReadCgroupValue(*dir, "cpu.cfs_quota_us");
-    auto pod = ReadCgroupValue(std::filesystem::path(*dir).parent_path(), "cpu.cfs_quota_us");
-    return "container=" + (container.ok() ? *container : container.status().ToString()) +
-           " pod=" + (pod.ok() ? *pod : pod.status().ToString());
-  }
+  std::string Placement(const std::string& id) { return PlacementOf(*runtime_, id); }
+  std::string CfsQuota(const std::string& id) { return CfsQuotaOf(*runtime_, id); }
 
   // Container `id` (kubelet's container `name` of pod `uid`) runs where topologyd put it: its
   // process and its cgroup show `cpus`, and topologyd's allocation has `cpus` bound to `id`.
@@ -277,6 +286,63 @@ TEST_F(KubeletE2ETest, ExclusiveContainerAndItsPodRunWithoutCfsQuota) {
   EXPECT_TRUE(stack_->Allocation("uid-q", "app")->cpu_quota_unlimited());
   EXPECT_EQ(CfsQuota(exclusive.id), "container=-1 pod=-1");
   EXPECT_EQ(CfsQuota(burstable.id), "container=50000 pod=50000");
+}
+
+// The same pods on kubelet's own static CPU manager (CPU 0 reserved, straight on a second
+// private containerd) and through topologyd: every container runs on the same CPUs with the
+// same CFS quota in its cgroup and its pod cgroup, as the kernel shows them. kubelet's own
+// code is the reference here.
+TEST_F(KubeletE2ETest, SameCpusAndQuotasAsKubeletsOwnStaticPolicy) {
+  ContainerdInstance reference_runtime;
+  auto socket = reference_runtime.Start();
+  ASSERT_TRUE(socket.ok()) << socket.status();
+  containerd::KubeletEmulator reference_cri(
+      {.endpoint = *socket, .image = reference_runtime.image_id()});
+  KubeletProcess reference;
+  absl::Status started =
+      reference.Start(dir_.File("reference"), {.runtime_endpoint = "unix://" + *socket,
+                                               .cpu_manager_policy = "static",
+                                               .reserved_system_cpus = "0"});
+  absl::Cleanup stop_reference = [&] {
+    reference.Stop(SIGKILL);
+    EXPECT_TRUE(reference_runtime.RemoveAllPods().ok());
+  };
+  ASSERT_TRUE(started.ok()) << started;
+
+  // The reference kubelet's node allocatable is one CPU (CPU 0 reserved), and its admission
+  // refuses pods whose CPU requests exceed it: these ask one CPU in all.
+  const std::vector<std::pair<std::string, std::string>> pods = {
+      {"limited", "{requests: {cpu: '0'}, limits: {cpu: 500m}}"},
+      {"exclusive", kOneCpu},
+      {"besteffort", "{}"},
+  };
+  std::map<std::string, std::string> ours;
+  std::map<std::string, std::string> kubelets;
+  for (const auto& [name, resources] : pods) {
+    const std::string manifest =
+        Manifest(name, "uid-" + name, {{.name = "app", .resources = resources}});
+    ASSERT_TRUE(kubelet_.WriteManifest(name, manifest).ok());
+    ASSERT_TRUE(reference.WriteManifest(name, manifest).ok());
+  }
+  for (const auto& [name, resources] : pods) {
+    Running mine = WaitForRunning(name, "app");
+    Running theirs = WaitForRunningOn(reference, name, "app");
+    ASSERT_FALSE(mine.id.empty() || theirs.id.empty()) << name;
+    // kubelet's reconcile loop narrows the shared pool of earlier containers within a second
+    // or so; topologyd's pushes likewise: wait until both views agree or time runs out.
+    PollUntil([&] {
+      ours[name] = PlacementOf(*runtime_, mine.id) + " " + CfsQuotaOf(*runtime_, mine.id);
+      kubelets[name] =
+          PlacementOf(reference_cri, theirs.id) + " " + CfsQuotaOf(reference_cri, theirs.id);
+      return ours[name] == kubelets[name];
+    });
+  }
+  EXPECT_EQ(ours, kubelets);
+  // What kubelet's code does, spelled out: the exclusive container and its pod unthrottled, the
+  // shared pool narrowed to CPU 0 for the others, a CPU limit's quota kept.
+  EXPECT_EQ(kubelets["exclusive"], "allowed=1 cgroup=1 container=-1 pod=-1");
+  EXPECT_EQ(kubelets["limited"], "allowed=0 cgroup=0 container=50000 pod=50000");
+  EXPECT_EQ(kubelets["besteffort"], "allowed=0 cgroup=0 container=-1 pod=-1");
 }
 
 // With the gate off in topologyd's config, the older behaviour: kubelet's quota stays.

@@ -29,6 +29,10 @@ struct KubeletOptions {
   std::string runtime_endpoint;
   // unix:///path of the image service; "" = the runtime endpoint.
   std::string image_endpoint;
+  // kubelet's own CPU manager: "none" when topologyd decides (through the shim); "static",
+  // with `reserved_system_cpus`, to compare with kubelet's own decisions.
+  std::string cpu_manager_policy = "none";
+  std::string reserved_system_cpus;
   // Lines appended to the KubeletConfiguration (YAML at the top level), for a test's own keys.
   std::string extra_config;
 };
