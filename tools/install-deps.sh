@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages topologyd needs to build, if any are missing; with the
-# argument `test`, also the real components the tests run against: containerd, runc and a
-# static busybox for the test image (busybox-static replaces a dynamic busybox package), a
+# argument `test`, also the real components the tests run against: containerd and runc (unless
+# Docker's containerd.io provides them) and a static busybox for the test image
+# (busybox-static replaces a dynamic busybox package), a
 # Prometheus server with promtool, and the Python JSON-schema checker that validates the
 # NodeResourceTopology objects against their CRD, and OpenStack Placement (run from its
 # Python modules with sqlite, no service started) for the Placement sync test.
@@ -27,16 +28,41 @@ packages=(
   libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev util-linux
   prometheus-cpp-dev libcivetweb-dev uuid-dev libxxhash-dev
 )
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
 if [ "${1:-}" = test ]; then
-  packages+=(containerd runc busybox-static prometheus python3-jsonschema python3-yaml
-    python3-placement)
+  packages+=(busybox-static prometheus python3-jsonschema python3-yaml python3-placement)
+  # Docker's containerd.io package ships containerd and runc and conflicts with Debian's
+  # containerd and runc: where it is installed, the tests use it (each test starts its own
+  # private containerd from the binary; docs/testing.md) and nothing is replaced.
+  if installed containerd.io; then
+    echo "install-deps: using Docker's containerd.io package for containerd and runc"
+  else
+    packages+=(containerd runc)
+  fi
+fi
+
+# Kubernetes is built from source for the end-to-end tests (tools/build-kube.sh). Debian 12's
+# golang-go (1.19) is too old for it; Go 1.21 or newer fetches the toolchain tests/e2e/kube's
+# go.mod asks for through the Go module proxy by itself.
+if [ "${1:-}" = test ]; then
+  go_version=$(go env GOVERSION 2>/dev/null || true)
+  case "$go_version" in
+    go1.2[1-9]* | go1.[3-9][0-9]* | go[2-9]*) ;;
+    *)
+      echo "install-deps: the tests build kubelet from source and need Go 1.21 or newer on" \
+        "PATH (found: ${go_version:-none})" >&2
+      # Told to run without the real components (tools/quickstart.sh), the kubelet tests skip.
+      [ "${TOPOLOGYD_REQUIRE_COMPONENTS:-1}" = 0 ] || exit 1
+      ;;
+  esac
 fi
 
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
+  installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -60,8 +60,8 @@ case "${1:-}" in
     exec build/daemon/topologyd --config config/dev.yaml
     ;;
   test)
-    tools/install-deps.sh test
     export TOPOLOGYD_REQUIRE_COMPONENTS=${TOPOLOGYD_REQUIRE_COMPONENTS:-1}
+    tools/install-deps.sh test
     echo "== Kubernetes binaries for the end-to-end tests (tools/build-kube.sh)"
     kube_bin=""
     if ! kube_bin=$(tools/build-kube.sh kubelet); then
