@@ -35,6 +35,7 @@
 namespace {
 
 namespace cri = runtime::v1;
+namespace v1 = topologyd::v1;
 using topologyd::testing::NodeStack;
 using topologyd::testing::NodeStackOptions;
 using topologyd::testing::PollUntil;
@@ -109,7 +110,8 @@ double StartPod(Side& side, const std::string& uid) {
 }
 
 // Removes the manifest and waits until kubelet has stopped the pod's sandbox (kubelet's garbage
-// collection removes it up to a minute later).
+// collection removes it up to a minute later) and, on the shim's side, topologyd has released
+// the pod: the next start does not overlap the last one's removal.
 void RemovePod(Side& side, const std::string& uid) {
   Check(side.kubelet.RemoveManifest(uid), "remove the manifest");
   const bool gone = PollUntil([&] {
@@ -118,8 +120,15 @@ void RemovePod(Side& side, const std::string& uid) {
     request.mutable_filter()->mutable_state()->set_state(cri::SANDBOX_READY);
     cri::ListPodSandboxResponse response;
     auto context = side.runtime->NewContext();
-    return side.runtime->runtime().ListPodSandbox(context.get(), request, &response).ok() &&
-           response.items().empty();
+    if (!side.runtime->runtime().ListPodSandbox(context.get(), request, &response).ok() ||
+        !response.items().empty()) {
+      return false;
+    }
+    v1::ListAllocationsResponse held;
+    return side.stack == nullptr ||
+           (side.stack->Allocations(&held).ok() &&
+            std::none_of(held.pods().begin(), held.pods().end(),
+                         [&](const v1::PodAllocation& pod) { return pod.uid() == uid; }));
   });
   if (!gone) {
     throw Failure(fmt::format("{}: pod {} was not stopped:\n{}\n{}", side.name, uid,
