@@ -12,6 +12,7 @@
 #include "lib/picture/svg.h"
 #include "lib/rpc/topology_proto.h"
 #include "lib/topology/hwloc_source.h"
+#include "lib/topology/topology_details_json.h"
 #include "lib/topology/topology_json.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
@@ -26,6 +27,7 @@ struct TopologyOptions {
   std::string input;
   std::string synthetic;
   bool live = false;
+  bool details = false;  // JSON/YAML: every CPU's ids too (topology_details_json.h)
 };
 
 // The daemon's topology; on failure, the reason has been printed on stderr.
@@ -65,7 +67,9 @@ int RunTopology(const TopologyOptions& options, const GlobalOptions& g) {
   } else if (g.format() == OutputFormat::kTable) {
     std::cout << topo::TopologyToTable(*topology);
   } else {
-    PrintDocument(topo::TopologyToJson(*topology), g.format());
+    PrintDocument(
+        options.details ? topo::TopologyDetailsToJson(*topology) : topo::TopologyToJson(*topology),
+        g.format());
   }
   return kExitOk;
 }
@@ -88,6 +92,9 @@ void InstallTopology(CLI::App& root, CommandContext& context) {
         return value.empty() ? std::string("must not be empty") : std::string();
       },
       "NON-EMPTY");
+  command->add_flag("--details", options->details,
+                    "json/yaml: add every CPU's core, package, die, NUMA and L3 ids "
+                    "(cpu_details) and kubelet_test_map");
   input->check(non_empty);
   synthetic->check(non_empty);
   input->excludes(synthetic);
