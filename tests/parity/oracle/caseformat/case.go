@@ -72,7 +72,8 @@ type MemoryReserve struct {
 	Limits   map[string]string `json:"limits"`
 }
 
-// Operation admits a pod (a Pod manifest as JSON) or removes an admitted one by uid.
+// Operation admits a pod (a Pod manifest as JSON) or deletes one by uid (a refused pod's
+// deletion changes nothing).
 type Operation struct {
 	Admit  json.RawMessage `json:"admit,omitempty"`
 	Remove string          `json:"remove,omitempty"`

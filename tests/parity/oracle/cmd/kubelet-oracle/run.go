@@ -65,6 +65,7 @@ func (o *oracle) admit(raw json.RawMessage) (caseformat.Decision, error) {
 	result := o.m.topology.Admit(&lifecycle.PodAdmitAttributes{Pod: pod})
 	if !result.Admit {
 		o.pods.remove(pod.UID)
+		o.reclaimStale()
 		d.Reason, d.Message = result.Reason, result.Message
 		d.SharedPool = o.sharedPool()
 		return d, nil
@@ -91,12 +92,22 @@ func (o *oracle) admit(raw json.RawMessage) (caseformat.Decision, error) {
 	return d, nil
 }
 
-// remove deletes an admitted pod: it stops being active and each of its containers is
-// removed from every manager (kubelet's container removal).
+// reclaimStale makes the CPU and Memory managers drop what a refused pod's earlier containers
+// were given. kubelet does so at the managers' next call (their removeStaleState, also run by
+// the CPU manager's reconcile loop); calling them here for a pod without containers makes the
+// shared pool reported after a refusal the one every later decision starts from.
+func (o *oracle) reclaimStale() {
+	empty := &v1.Pod{}
+	o.m.cpu.GetPodTopologyHints(empty)
+	o.m.memory.GetPodTopologyHints(empty)
+}
+
+// remove deletes a pod: it stops being active and each of its containers is removed from
+// every manager (kubelet's container removal). A pod that was refused holds nothing.
 func (o *oracle) remove(uid string) (caseformat.Decision, error) {
 	pod := o.pods.remove(types.UID(uid))
 	if pod == nil {
-		return caseformat.Decision{}, fmt.Errorf("remove: pod %q is not admitted", uid)
+		return caseformat.Decision{Op: "remove", Pod: uid, SharedPool: o.sharedPool()}, nil
 	}
 	for _, c := range append(append([]v1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...) {
 		id := containerID(pod, c.Name)
