@@ -15,7 +15,7 @@ func reduce(d deciders, c caseformat.Case) caseformat.Case {
 		for i := len(c.Operations) - 1; i >= 0; i-- {
 			smaller := c
 			smaller.Operations = withoutOperation(c.Operations, i)
-			if len(smaller.Operations) == 0 {
+			if len(smaller.Operations) == 0 || !valid(smaller.Operations) {
 				continue
 			}
 			if o, err := d.both(smaller); err == nil && !o.agreed {
@@ -43,4 +43,22 @@ func withoutOperation(ops []caseformat.Operation, i int) []caseformat.Operation 
 		}
 	}
 	return out
+}
+
+// valid: no pod arrives while it is admitted (kubelet admits a uid again only after its
+// deletion; dropping a deletion must not make a case kubelet never sees).
+func valid(ops []caseformat.Operation) bool {
+	live := map[string]bool{}
+	for _, o := range ops {
+		uid := podOf(o)
+		if o.Remove != "" {
+			delete(live, uid)
+			continue
+		}
+		if live[uid] {
+			return false
+		}
+		live[uid] = true
+	}
+	return true
 }
