@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
@@ -169,9 +170,15 @@ class KubeletE2ETest : public ::testing::Test {
                 << Tail(kubelet_.log(), 20000);
     }
     kubelet_.Stop(SIGKILL);
-    if (containerd_.running()) {
-      EXPECT_TRUE(containerd_.RemoveAllPods().ok());
+    // A kubelet killed in the middle of a call can leave a sandbox that containerd is still
+    // setting up or tearing down, whose removal fails for a moment: try a few times.
+    absl::Status removed;
+    for (int attempt = 0; attempt < 5 && containerd_.running(); ++attempt) {
+      removed = containerd_.RemoveAllPods();
+      if (removed.ok()) break;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
     }
+    EXPECT_TRUE(removed.ok()) << removed;
   }
 
   static std::string Tail(const std::string& text, size_t bytes) {
