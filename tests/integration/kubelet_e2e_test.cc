@@ -331,7 +331,8 @@ TEST_F(KubeletE2ETest, SameCpusAndQuotasAsKubeletsOwnStaticPolicy) {
     ASSERT_TRUE(kubelet_.WriteManifest(name, manifest).ok());
     ASSERT_TRUE(reference.WriteManifest(name, manifest).ok());
   }
-  for (const auto& [name, resources] : pods) {
+  for (const auto& pod : pods) {
+    const std::string& name = pod.first;  // a structured binding cannot be captured (clang 14)
     Running mine = WaitForRunning(name, "app");
     Running theirs = WaitForRunningOn(reference, name, "app");
     ASSERT_FALSE(mine.id.empty() || theirs.id.empty()) << name;
