@@ -16,6 +16,11 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 module=$repo/tests/e2e/kube
+# Go's caches and ours live under the home directory; a CI job may run without $HOME set.
+if [ -z "${HOME:-}" ]; then
+  HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+  export HOME
+fi
 
 usage() {
   echo "usage: tools/build-kube.sh BINARY... | --print-dir" >&2
