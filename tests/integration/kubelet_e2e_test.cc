@@ -158,9 +158,8 @@ class KubeletE2ETest : public ::testing::Test {
     // A CRI client on containerd itself, for the runtime's view of a container.
     runtime_ = std::make_unique<containerd::KubeletEmulator>(
         containerd::EmulatorOptions{.endpoint = *socket, .image = containerd_.image_id()});
-    absl::Status started = kubelet_.Start(
-        dir_.File("kubelet"),
-        {.runtime_endpoint = stack_->shim_endpoint(), .extra_config = kubelet_extra_config_});
+    absl::Status started =
+        kubelet_.Start(dir_.File("kubelet"), {.runtime_endpoint = stack_->shim_endpoint()});
     ASSERT_TRUE(started.ok()) << started;
   }
 
@@ -176,7 +175,7 @@ class KubeletE2ETest : public ::testing::Test {
     for (int attempt = 0; attempt < 5 && containerd_.running(); ++attempt) {
       removed = containerd_.RemoveAllPods();
       if (removed.ok()) break;
-      std::this_thread::sleep_for(std::chrono::seconds(1));
+      std::this_thread::sleep_for(seconds(1));
     }
     EXPECT_TRUE(removed.ok()) << removed;
   }
@@ -239,7 +238,6 @@ class KubeletE2ETest : public ::testing::Test {
   }
 
   NodeStackOptions stack_options_;
-  std::string kubelet_extra_config_;
   ContainerdInstance containerd_;  // outlives everything that uses it
   TempDir dir_{"tke"};
   std::unique_ptr<NodeStack> stack_;

@@ -68,9 +68,6 @@ std::string KubeletConfiguration(const std::string& dir, const std::string& mani
        "syncFrequency: 5s\n"
        "containerRuntimeEndpoint: "
     << options.runtime_endpoint << "\n";
-  if (!options.image_endpoint.empty()) {
-    c << "imageServiceEndpoint: " << options.image_endpoint << "\n";
-  }
   // With the shim topologyd decides and kubelet's own managers stay out of the way
   // (docs/shim.md).
   c << "cgroupDriver: cgroupfs\n"
@@ -114,8 +111,7 @@ std::string KubeletConfiguration(const std::string& dir, const std::string& mani
        "podLogsDir: "
     << dir
     << "/pod-logs\n"
-       "resolvConf: \"\"\n"
-    << options.extra_config;
+       "resolvConf: \"\"\n";
   return c.str();
 }
 
@@ -292,11 +288,6 @@ absl::StatusOr<nlohmann::json> KubeletProcess::Pod(const std::string& ns,
     if (meta.value("namespace", "") == ns && meta.value("name", "") == name) return pod;
   }
   return absl::NotFoundError("kubelet has no pod " + ns + "/" + name);
-}
-
-std::string KubeletProcess::PodCgroup(const std::string& uid, const std::string& qos) const {
-  const std::string parent = cgroup_root_ + "/kubepods";
-  return qos == "guaranteed" ? parent + "/pod" + uid : parent + "/" + qos + "/pod" + uid;
 }
 
 std::string KubeletProcess::log() const {

@@ -27,14 +27,10 @@ std::string KubeletSkipReason();
 struct KubeletOptions {
   // unix:///path of the CRI runtime service kubelet talks to.
   std::string runtime_endpoint;
-  // unix:///path of the image service; "" = the runtime endpoint.
-  std::string image_endpoint;
   // kubelet's own CPU manager: "none" when topologyd decides (through the shim); "static",
   // with `reserved_system_cpus`, to compare with kubelet's own decisions.
   std::string cpu_manager_policy = "none";
   std::string reserved_system_cpus;
-  // Lines appended to the KubeletConfiguration (YAML at the top level), for a test's own keys.
-  std::string extra_config;
 };
 
 class KubeletProcess {
@@ -66,13 +62,8 @@ class KubeletProcess {
   // The pod named `name` in namespace `ns` from Pods(); NOT_FOUND when kubelet has none.
   absl::StatusOr<nlohmann::json> Pod(const std::string& ns, const std::string& name) const;
 
-  // The cgroup root kubelet runs its pods under ("/topologyd-kubelet-<pid>-<n>").
-  const std::string& cgroup_root() const { return cgroup_root_; }
-  // kubelet's pod cgroup parent directory (cgroupfs driver) for a pod uid and QoS class
-  // ("guaranteed", "burstable", "besteffort"), relative to a hierarchy's root.
-  std::string PodCgroup(const std::string& uid, const std::string& qos) const;
+  // kubelet's output so far.
   std::string log() const;
-  const std::string& manifest_dir() const { return manifests_; }
 
  private:
   absl::Status Launch();
