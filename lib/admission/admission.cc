@@ -362,4 +362,14 @@ AllocationState Release(const NodePolicy& node, const AllocationState& state,
   return out;
 }
 
+AllocationState InitContainersFinished(const NodePolicy& node, const AllocationState& state,
+                                       const std::string& pod_uid,
+                                       const std::vector<std::string>& finished) {
+  AllocationState out = state;
+  for (const Provider* provider : Providers()) {
+    provider->InitContainersFinished(node, out, pod_uid, finished);
+  }
+  return out;
+}
+
 }  // namespace topologyd::admission

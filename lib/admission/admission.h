@@ -147,4 +147,11 @@ AllocationState Release(const NodePolicy& node, const AllocationState& state,
                         std::string_view pod_uid,
                         std::optional<std::string_view> container = std::nullopt);
 
+// A container of the pod started, after its regular init containers `finished` ran to
+// completion: what kubelet's managers free at that point (the memory of those init
+// containers; their CPUs and devices stay held until the pod goes).
+AllocationState InitContainersFinished(const NodePolicy& node, const AllocationState& state,
+                                       const std::string& pod_uid,
+                                       const std::vector<std::string>& finished);
+
 }  // namespace topologyd::admission

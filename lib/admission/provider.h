@@ -76,6 +76,12 @@ class Provider {
   // Returns what one container (or, without `container`, every container) of the pod holds.
   virtual void Release(const NodePolicy& node, AllocationState& state, const std::string& pod_uid,
                        const std::optional<std::string>& container) const = 0;
+  // kubelet's AddContainer when a container starts: `finished` are the pod's regular init
+  // containers before it, which have run to completion. kubelet's memory manager frees their
+  // memory then; its CPU and device managers keep what they hold until the pod goes.
+  virtual void InitContainersFinished(const NodePolicy& /*node*/, AllocationState& /*state*/,
+                                      const std::string& /*pod_uid*/,
+                                      const std::vector<std::string>& /*finished*/) const {}
 };
 
 // The providers in kubelet's registration order.

@@ -166,6 +166,14 @@ class MemoryProvider final : public Provider {
     state.memory = container ? memory::RemoveContainer(std::move(state.memory), pod_uid, *container)
                              : memory::RemovePod(std::move(state.memory), pod_uid);
   }
+  void InitContainersFinished(const NodePolicy& node, AllocationState& state,
+                              const std::string& pod_uid,
+                              const std::vector<std::string>& finished) const override {
+    if (!node.memory_static) return;
+    for (const std::string& name : finished) {
+      state.memory = memory::RemoveContainer(std::move(state.memory), pod_uid, name);
+    }
+  }
 };
 
 }  // namespace

@@ -180,9 +180,40 @@ absl::StatusOr<ContainerHoldings> Ledger::Bind(
     record->cgroup = path;
     ++records_.generation;
   }
+  TOPOLOGYD_RETURN_IF_ERROR(ContainerStarted(pod_uid, container));
   ContainerHoldings bound = *record;
   if (!bound.exclusive) bound.cpus = allocation_.cpu.default_cpu_set;
   return bound;
+}
+
+absl::Status Ledger::ContainerStarted(const std::string& pod_uid, const std::string& container) {
+  auto it = records_.pods.find(pod_uid);
+  if (it == records_.pods.end()) {
+    return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
+  }
+  std::vector<state::ContainerRecord*> finished;
+  bool found = false;
+  for (state::ContainerRecord& c : it->second.containers) {
+    if (c.name == container) {
+      found = true;
+      break;
+    }
+    // Records keep the pod's start order: init containers first, in spec order.
+    if (c.init && !c.restartable && !c.memory.empty()) finished.push_back(&c);
+  }
+  if (!found) {
+    return absl::NotFoundError(
+        fmt::format("pod {} has no admitted container \"{}\"", pod_uid, container));
+  }
+  if (finished.empty()) return absl::OkStatus();
+  std::vector<std::string> names;
+  for (state::ContainerRecord* c : finished) {
+    names.push_back(c->name);
+    c->memory.clear();
+  }
+  allocation_ = admission::InitContainersFinished(*policy_, allocation_, pod_uid, names);
+  ++records_.generation;
+  return absl::OkStatus();
 }
 
 absl::Status Ledger::Release(const std::string& pod_uid,

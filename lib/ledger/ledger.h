@@ -113,6 +113,12 @@ class Ledger {
       const std::string& cgroup,
       const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup);
 
+  // A container of an admitted pod started (Bind calls it): the pod's regular init containers
+  // before it have run to completion, and what kubelet frees at that point is freed — their
+  // memory (kubelet's memory manager AddContainer); their records then hold no memory. CPUs
+  // and devices stay held until the pod goes. NOT_FOUND for an unknown pod or container.
+  absl::Status ContainerStarted(const std::string& pod_uid, const std::string& container);
+
   // Releases a pod, or one of its containers. NOT_FOUND for an unknown pod or container. With
   // `guard` (one container only), nothing changes unless the container is bound as it says:
   // see ReleaseGuard.

@@ -47,6 +47,13 @@ absl::StatusOr<RunResult> Simulate(std::shared_ptr<const admission::NodePolicy> 
     if (d.combinations > run.max_combinations) run.max_combinations = d.combinations;
     if (d.combinations > slow_combinations) ++run.slow_admissions;
     if (d.admitted) {
+      // The containers start in order, as kubelet starts them: finished init containers'
+      // memory is free again for the next arrivals.
+      for (const state::ContainerRecord& c : outcome->containers) {
+        if (absl::Status started = ledger.ContainerStarted(d.uid, c.name); !started.ok()) {
+          return started;
+        }
+      }
       ++run.admitted;
       for (const state::ContainerRecord& c : outcome->containers) {
         if (c.init && !c.restartable) continue;

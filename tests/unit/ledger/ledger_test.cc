@@ -216,5 +216,61 @@ TEST_F(LedgerTest, RestoreRefusesBindingsAndHoldingsItCannotKeep) {
   EXPECT_THAT(escaping.status().message(), HasSubstr("state.json: pod p1 container a: cgroup"));
 }
 
+TEST(LedgerContainerStartTest, FreesTheMemoryOfFinishedInitContainersAsKubeletDoes) {
+  // One NUMA node: 16Gi less 4Gi of huge pages less 1Gi reserved = 11Gi for containers.
+  const topology::Topology machine = Machine(MachineSpec{.packages = 1});
+  auto policy =
+      std::make_shared<const admission::NodePolicy>(Node(BaseConfig("single-numa-node"), machine));
+  auto restored = Ledger::Restore(policy, state::State{}, "state.json", "config.yaml");
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  Ledger ledger = *std::move(restored);
+  // The sidecar and the app take 64Mi and 2Gi of the init container's 8Gi over: 8Gi are held,
+  // 3Gi free.
+  const pod::Pod p = Pod("p", {Ctr("app", {{"cpu", "1"}, {"memory", "2Gi"}})},
+                         {Ctr("setup", {{"cpu", "1"}, {"memory", "8Gi"}}),
+                          Ctr("proxy", {{"cpu", "1"}, {"memory", "64Mi"}}, /*sidecar=*/true)});
+  ASSERT_TRUE(ledger.Admit(p)->admitted);
+  const pod::Pod q = Pod("q", {Ctr("app", {{"cpu", "1"}, {"memory", "5Gi"}})});
+  ASSERT_FALSE(ledger.Admit(q)->admitted);
+
+  // The first container's start frees nothing: nothing ran before it.
+  const uint64_t generation = ledger.generation();
+  ASSERT_TRUE(ledger.ContainerStarted("p", "setup").ok());
+  EXPECT_EQ(ledger.generation(), generation);
+  ASSERT_FALSE(ledger.Admit(q)->admitted);
+
+  // When the sidecar starts, `setup` has finished: the 8Gi less what the others took over
+  // are free, and its record holds no memory any more.
+  ASSERT_TRUE(ledger.ContainerStarted("p", "proxy").ok());
+  EXPECT_EQ(ledger.generation(), generation + 1);
+  const state::PodRecord record = ledger.Snapshot().pods.at("p");
+  ASSERT_EQ(record.containers[0].name, "setup");
+  EXPECT_TRUE(record.containers[0].memory.empty());
+  EXPECT_FALSE(record.containers[1].memory.empty());
+  EXPECT_FALSE(record.containers[2].memory.empty());
+  // A later start (and a second one) changes nothing more.
+  ASSERT_TRUE(ledger.ContainerStarted("p", "app").ok());
+  ASSERT_TRUE(ledger.ContainerStarted("p", "proxy").ok());
+  EXPECT_EQ(ledger.generation(), generation + 1);
+  EXPECT_EQ(ledger.ContainerStarted("p", "nope").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ledger.ContainerStarted("nope", "app").code(), absl::StatusCode::kNotFound);
+
+  // The saved records restore to the same free memory.
+  auto again = Ledger::Restore(policy, ledger.Snapshot(), "state.json", "config.yaml");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->Admit(q)->admitted);
+  EXPECT_TRUE(ledger.Admit(q)->admitted);
+}
+
+TEST_F(LedgerTest, BindingAContainerIsItsStart) {
+  Ledger ledger = Empty();
+  const pod::Pod p = Pod("p", {Ctr("app", {{"cpu", "1"}, {"memory", "1Gi"}})},
+                         {Ctr("setup", {{"cpu", "1"}, {"memory", "4Gi"}})});
+  ASSERT_TRUE(ledger.Admit(p)->admitted);
+  EXPECT_FALSE(ledger.Snapshot().pods.at("p").containers[0].memory.empty());
+  ASSERT_TRUE(ledger.Bind("p", "app", "c1", "", Cgroup).ok());
+  EXPECT_TRUE(ledger.Snapshot().pods.at("p").containers[0].memory.empty());
+}
+
 }  // namespace
 }  // namespace topologyd::ledger
