@@ -16,11 +16,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 module=$repo/tests/e2e/kube
-# Go's caches and ours live under the home directory; a CI job may run without $HOME set.
-if [ -z "${HOME:-}" ]; then
-  HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
-  export HOME
-fi
+. "$repo/tools/go-cache.sh"
 
 usage() {
   echo "usage: tools/build-kube.sh BINARY... | --print-dir" >&2
@@ -40,7 +36,7 @@ if [ -z "$version" ]; then
   exit 1
 fi
 key=$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-12)
-cache=${TOPOLOGYD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/topologyd/kube}
+cache=$kube_cache
 bin_dir=$cache/$version-$key/bin
 
 if [ "$1" = --print-dir ]; then

@@ -6,7 +6,8 @@
 #                              state and a fake cgroup tree under .run/; no root needed)
 #   tools/quickstart.sh test   install dependencies (and containerd, runc, busybox-static
 #                              for the tests against a real containerd), build kubelet from
-#                              source (tools/build-kube.sh, cached), build and run every
+#                              source (tools/build-kube.sh, cached) and the parity oracle
+#                              (tools/build-parity-oracle.sh, cached), build and run every
 #                              test, then the same under AddressSanitizer +
 #                              UndefinedBehaviorSanitizer
 #
@@ -71,9 +72,19 @@ case "${1:-}" in
       fi
       echo "quickstart: no kubelet; its tests will skip (TOPOLOGYD_REQUIRE_COMPONENTS=0)"
     fi
+    echo "== kubelet's managers as the parity oracle (tools/build-parity-oracle.sh)"
+    oracle_bin=""
+    if ! oracle_bin=$(tools/build-parity-oracle.sh); then
+      if [ "$TOPOLOGYD_REQUIRE_COMPONENTS" = 1 ]; then
+        echo "quickstart: the parity oracle did not build (above)" >&2
+        exit 1
+      fi
+      echo "quickstart: no parity oracle; its test will skip (TOPOLOGYD_REQUIRE_COMPONENTS=0)"
+    fi
     echo "== build and test (RelWithDebInfo)"
     configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOLOGYD_BUILD_TESTS=ON \
-      -DTOPOLOGYD_BUILD_BENCHMARKS=ON -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin"
+      -DTOPOLOGYD_BUILD_BENCHMARKS=ON -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin" \
+      -DTOPOLOGYD_PARITY_ORACLE_DIR="$oracle_bin"
     (cd build && ctest --output-on-failure --no-tests=error -j "$jobs")
     # The sanitizer build uses clang: it compiles this tree in two thirds of GCC's time, and
     # CI then builds with both compilers (the libFuzzer build of tests/fuzz needs clang).
@@ -83,7 +94,7 @@ case "${1:-}" in
     configure_and_build build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
       -DTOPOLOGYD_THREAD_SAFETY=ON -DTOPOLOGYD_BUILD_TESTS=ON -DTOPOLOGYD_BUILD_BENCHMARKS=OFF \
-      -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin"
+      -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin" -DTOPOLOGYD_PARITY_ORACLE_DIR="$oracle_bin"
     # hwloc's PCI plugin (libpciaccess) keeps about 1 KB per live-machine load and is
     # unloaded before LeakSanitizer reports, so the leak cannot be suppressed by name. The
     # sanitizer run discovers the live machine without PCI; PCI handling is tested on

@@ -1,5 +1,6 @@
 #include "tools/topoctl/support_replay.h"
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "absl/status/status.h"
 
+#include "lib/common/status_macros.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/node_policy_config.h"
 #include "lib/ledger/ledger.h"
@@ -28,13 +30,25 @@ json ContainerJson(const tl::state::ContainerRecord& c) {
   }
   if (!c.numa_affinity.empty())
     out["numa_affinity"] = std::set<int>(c.numa_affinity.begin(), c.numa_affinity.end());
-  std::set<int> memory;
+  // A memory block spans its NUMA affinity; the record splits it per node, a node of the
+  // affinity possibly holding 0 bytes of it. kubelet reports the affinity and the block's size.
+  std::set<int> memory_numa;
+  std::map<std::string, uint64_t> memory;
   for (const auto& [node, bytes] : c.memory) {
-    for (const auto& [resource, amount] : bytes) {
-      if (amount > 0) memory.insert(node);
-    }
+    memory_numa.insert(node);
+    for (const auto& [resource, amount] : bytes) memory[resource] += amount;
   }
-  if (!memory.empty()) out["memory_numa"] = memory;
+  if (!memory_numa.empty()) {
+    out["memory_numa"] = memory_numa;
+    out["memory"] = memory;
+  }
+  if (!c.devices.empty()) {
+    json devices = json::object();
+    for (const auto& [resource, ids] : c.devices) {
+      devices[resource] = std::set<std::string>(ids.begin(), ids.end());
+    }
+    out["devices"] = std::move(devices);
+  }
   return out;
 }
 
@@ -51,6 +65,10 @@ absl::StatusOr<json> Admit(tl::ledger::Ledger& ledger, const json& manifest) {
       containers.push_back(ContainerJson(c));
     }
     d["containers"] = std::move(containers);
+    // The containers start in order, as kubelet runs them after admission.
+    for (const tl::state::ContainerRecord& c : outcome->containers) {
+      TOPOLOGYD_RETURN_IF_ERROR(ledger.ContainerStarted(pod->uid, c.name));
+    }
   } else {
     d["reason"] = outcome->reason;
     d["message"] = outcome->message;

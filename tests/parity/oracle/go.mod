@@ -11,6 +11,7 @@ require (
 	k8s.io/apiserver v0.34.12
 	k8s.io/cri-api v0.34.12
 	k8s.io/klog/v2 v2.130.1
+	k8s.io/kubelet v0.34.12
 	k8s.io/kubernetes v1.34.12
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397
 )
@@ -108,7 +109,6 @@ require (
 	k8s.io/dynamic-resource-allocation v0.0.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20250710124328-f3f2b991d03b // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect
-	k8s.io/kubelet v0.34.12 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect
 	sigs.k8s.io/json v0.0.0-20241014173422-cfa47c3a1cc8 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect

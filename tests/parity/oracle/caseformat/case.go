@@ -64,6 +64,21 @@ type Config struct {
 	MemoryManagerPolicy          string            `json:"memoryManagerPolicy,omitempty"`
 	ReservedMemory               []MemoryReserve   `json:"reservedMemory,omitempty"`
 	FeatureGates                 map[string]bool   `json:"featureGates,omitempty"`
+	// Devices are topologyd's device pools (docs/configuration.md, `devices`); the oracle
+	// serves each pool to kubelet's device manager from a device plugin.
+	Devices []DevicePool `json:"devices,omitempty"`
+}
+
+// DevicePool is one extended resource and its devices.
+type DevicePool struct {
+	ResourceName string   `json:"resourceName"`
+	Devices      []Device `json:"devices"`
+}
+
+// Device is one device and the NUMA nodes it is local to (none: no NUMA locality).
+type Device struct {
+	ID        string `json:"id"`
+	NUMANodes []int  `json:"numaNodes,omitempty"`
 }
 
 // MemoryReserve is one entry of reservedMemory.
@@ -112,4 +127,9 @@ type Container struct {
 	NUMAAffinity []int `json:"numa_affinity,omitempty"`
 	// MemoryNUMA are the NUMA nodes of the container's memory blocks (Static memory manager).
 	MemoryNUMA []int `json:"memory_numa,omitempty"`
+	// Memory is the size of the container's memory blocks per type ("memory",
+	// "hugepages-2Mi", ...), in bytes.
+	Memory map[string]uint64 `json:"memory,omitempty"`
+	// Devices are the device ids per extended resource, sorted.
+	Devices map[string][]string `json:"devices,omitempty"`
 }

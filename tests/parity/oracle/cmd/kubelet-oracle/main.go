@@ -1,5 +1,6 @@
 // Command kubelet-oracle runs one parity case (tests/parity/oracle/caseformat) through
-// kubelet's own CPU, Memory and Topology managers and prints every decision as JSON.
+// kubelet's own CPU, Memory, Device and Topology managers and prints every decision as JSON.
+// A case with devices runs in a private mount namespace (namespace.go).
 //
 //	kubelet-oracle < case.json > decisions.json
 //
@@ -33,9 +34,21 @@ func main() {
 }
 
 func run(in io.Reader, out io.Writer) error {
-	var c caseformat.Case
-	if err := json.NewDecoder(in).Decode(&c); err != nil {
+	input, err := io.ReadAll(in)
+	if err != nil {
 		return fmt.Errorf("case: %w", err)
+	}
+	var c caseformat.Case
+	if err := json.Unmarshal(input, &c); err != nil {
+		return fmt.Errorf("case: %w", err)
+	}
+	if len(c.Kubelet.Devices) > 0 {
+		if os.Getenv(privateMountsEnv) == "" {
+			runPrivately(input) // does not return
+		}
+		if err := privateMounts(); err != nil {
+			return err
+		}
 	}
 	result, err := decide(c)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	kubeletconfig "k8s.io/kubernetes/pkg/kubelet/apis/config"
 	"k8s.io/kubernetes/pkg/kubelet/cm/containermap"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
+	"k8s.io/kubernetes/pkg/kubelet/cm/devicemanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/memorymanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
 	"k8s.io/utils/cpuset"
@@ -19,11 +20,13 @@ import (
 	"topologyd.test/parity/oracle/caseformat"
 )
 
-// managers are kubelet's CPU, Memory and Topology managers, built and started as
-// pkg/kubelet/cm/container_manager_linux.go builds them (the device manager's hints are
-// absent: cases request no devices).
+// managers are kubelet's Device, CPU, Memory and Topology managers, built and started as
+// pkg/kubelet/cm/container_manager_linux.go builds them, the hint providers in its order. A
+// case without device pools has no device manager: with no plugin, kubelet's gives no hints
+// and allocates nothing.
 type managers struct {
 	topology topologymanager.Manager
+	device   *devicemanager.ManagerImpl
 	cpu      cpumanager.Manager
 	memory   memorymanager.Manager
 }
@@ -91,6 +94,13 @@ func newManagers(ctx context.Context, c caseformat.Config, info *cadvisorapi.Mac
 		c.TopologyManagerScope, c.TopologyManagerPolicyOptions)
 	if err != nil {
 		return nil, fmt.Errorf("topology manager: %w", err)
+	}
+	if len(c.Devices) > 0 {
+		m.device, err = newDeviceManager(c.Devices, info, m.topology, pods)
+		if err != nil {
+			return nil, fmt.Errorf("device manager: %w", err)
+		}
+		m.topology.AddHintProvider(m.device)
 	}
 	m.cpu, err = cpumanager.NewManager(c.CPUManagerPolicy, c.CPUManagerPolicyOptions, reconcilePeriod,
 		info, reserved, allocatable, stateDir, m.topology)

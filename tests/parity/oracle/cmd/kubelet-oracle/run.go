@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
 	"topologyd.test/parity/oracle/caseformat"
@@ -85,6 +86,20 @@ func (o *oracle) admit(raw json.RawMessage) (caseformat.Decision, error) {
 		}
 		if nodes := o.m.memory.GetMemoryNUMANodes(o.ctx, pod, &c); nodes.Len() > 0 {
 			out.MemoryNUMA = numaIDs(nodes.UnsortedList())
+		}
+		for _, block := range o.m.memory.GetMemory(o.ctx, string(pod.UID), c.Name) {
+			if out.Memory == nil {
+				out.Memory = map[string]uint64{}
+			}
+			out.Memory[string(block.Type)] += block.Size
+		}
+		if o.m.device != nil {
+			for resource, devices := range o.m.device.GetDevices(string(pod.UID), c.Name) {
+				if out.Devices == nil {
+					out.Devices = map[string][]string{}
+				}
+				out.Devices[resource] = sets.List(sets.KeySet(devices))
+			}
 		}
 		d.Containers = append(d.Containers, out)
 	}

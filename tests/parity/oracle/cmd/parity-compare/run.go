@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"time"
 
 	"topologyd.test/parity/oracle/caseformat"
 )
+
+// How long one program may take on one case. The generator keeps kubelet's merges small
+// (mergeBudget); a case that still takes longer is reported, not waited for.
+const decideTimeout = 2 * time.Minute
 
 // decide runs a case through a program reading it on stdin and printing a Result.
 func decide(c caseformat.Case, program string, args ...string) (caseformat.Result, error) {
@@ -15,11 +21,16 @@ func decide(c caseformat.Case, program string, args ...string) (caseformat.Resul
 	if err != nil {
 		return caseformat.Result{}, err
 	}
-	cmd := exec.Command(program, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), decideTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, program, args...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return caseformat.Result{}, fmt.Errorf("%s: no decision within %v", program, decideTimeout)
+	}
 	if err != nil {
 		return caseformat.Result{}, fmt.Errorf("%s: %w: %s", program, err, stderr.String())
 	}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the parity oracle (tests/parity/oracle: kubelet-oracle, which drives kubelet's own
+# CPU, Memory, Device and Topology managers, and parity-compare) through the Go module proxy
+# into a cache outside the checkout, and prints the directory that holds the two programs.
+# Built programs are not built again.
+#
+#   tools/build-parity-oracle.sh               build what is missing, print the bin dir
+#   tools/build-parity-oracle.sh --print-dir   print the bin dir, build nothing
+#
+# The Kubernetes version is that of tests/parity/oracle/go.mod (the same release as
+# tests/e2e/kube, whose staging-module replace scheme it repeats). The cache key is a hash of
+# the module's files, so any change builds anew; the cache is that of tools/build-kube.sh:
+# ${TOPOLOGYD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/topologyd/kube}/parity-oracle.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+module=$repo/tests/parity/oracle
+. "$repo/tools/go-cache.sh"
+
+case "${1:-}" in
+  "" | --print-dir) ;;
+  *)
+    echo "usage: tools/build-parity-oracle.sh [--print-dir]" >&2
+    exit 2
+    ;;
+esac
+
+version=$(awk '$1 == "k8s.io/kubernetes" { print $2; exit }' "$module/go.mod")
+if [ -z "$version" ]; then
+  echo "build-parity-oracle: $module/go.mod requires no k8s.io/kubernetes" >&2
+  exit 1
+fi
+key=$(cd "$module" && find . -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
+  LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+cache=$kube_cache
+bin_dir=$cache/parity-oracle/$version-$key/bin
+programs=(kubelet-oracle parity-compare)
+
+if [ "${1:-}" = --print-dir ]; then
+  echo "$bin_dir"
+  exit 0
+fi
+
+built() {
+  local name
+  for name in "${programs[@]}"; do
+    [ -x "$bin_dir/$name" ] || return 1
+  done
+}
+if built; then
+  echo "$bin_dir"
+  exit 0
+fi
+if ! command -v go >/dev/null 2>&1; then
+  echo "build-parity-oracle: go is not on PATH; Go 1.25 or newer builds the oracle" >&2
+  exit 1
+fi
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if built; then
+  echo "$bin_dir"
+  exit 0
+fi
+staging=$(mktemp -d "$cache/.build.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
+echo "build-parity-oracle: building ${programs[*]} against kubelet $version (go $(go env GOVERSION))" >&2
+start=$(date +%s)
+(cd "$module" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -o "$staging/" ./cmd/...)
+mkdir -p "$bin_dir"
+for name in "${programs[@]}"; do
+  mv "$staging/$name" "$bin_dir/$name"
+done
+echo "build-parity-oracle: built in $(($(date +%s) - start)) s" >&2
+echo "$bin_dir"
