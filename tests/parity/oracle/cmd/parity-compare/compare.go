@@ -118,12 +118,13 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
-		// A pod deleted and admitted again under the same uid with no other pod admitted
-		// since its deletion: kubelet's managers still hold parts of its earlier life and
-		// use them — the CPU and memory managers' reuse bookkeeping of its init containers
-		// (cleared when another pod's container is allocated), and the device manager's
-		// record of its devices (freed at the next allocation, and only for pods no longer
-		// active, which the new life is). topologyd starts the new life afresh.
+		// A pod deleted and admitted again under the same uid with no other pod given
+		// anything pinned since its deletion: kubelet's managers still hold parts of its
+		// earlier life and use them — the CPU and memory managers' reuse bookkeeping of its
+		// init containers (cleared when another pod's container gets exclusive CPUs or
+		// memory), and the device manager's record of its devices (freed when another
+		// container's devices are allocated, and only for pods no longer active, which the
+		// new life is). topologyd starts the new life afresh.
 		name: "readmission-reuses-earlier-life",
 		matches: func(_ caseformat.Case, earlier []caseformat.Decision, k, _ caseformat.Decision) bool {
 			if k.Op != "admit" {
@@ -135,7 +136,7 @@ var knownDifferences = []knownDifference{
 				switch {
 				case e.Op == "remove" && e.Pod == k.Pod:
 					removed = true
-				case e.Op == "admit" && e.Pod != k.Pod && !removed:
+				case e.Op == "admit" && e.Pod != k.Pod && !removed && !holdsNothingPinned(e):
 					return false
 				case e.Op == "admit" && e.Pod == k.Pod && e.Admitted:
 					return removed
@@ -144,6 +145,15 @@ var knownDifferences = []knownDifference{
 			return false
 		},
 	},
+}
+
+// holdsNothingPinned: an admitted pod none of whose containers got exclusive CPUs, memory
+// blocks or devices; its admission left kubelet's reuse bookkeeping alone. (A refused pod's
+// earlier containers may have been allocated before the refusal.)
+func holdsNothingPinned(d caseformat.Decision) bool {
+	return d.Admitted && !slices.ContainsFunc(d.Containers, func(c caseformat.Container) bool {
+		return c.Exclusive || len(c.MemoryNUMA) > 0 || len(c.Devices) > 0
+	})
 }
 
 // topologyd's merge refusal naming a memory type no mask can hold.

@@ -68,15 +68,24 @@ func TestReadmissionReusesEarlierLife(t *testing.T) {
 	manifest := `{"metadata": {"uid": "a"}, "spec": {"containers": [{"name": "app"}]}}`
 	c := caseformat.Case{Operations: []caseformat.Operation{admitOp(t, manifest), {Remove: "a"}, admitOp(t, manifest)}}
 	removed := caseformat.Decision{Op: "remove", Pod: "a", SharedPool: "0-7"}
-	k := caseformat.Result{Decisions: []caseformat.Decision{admitted("a", exclusive("app", "2-3")), removed, admitted("a", exclusive("app", "2-3"))}}
-	d := caseformat.Result{Decisions: []caseformat.Decision{admitted("a", exclusive("app", "2-3")), removed, admitted("a", exclusive("app", "4-5"))}}
+	first := admitted("a", exclusive("app", "2-3"))
+	kubeletAgain, topologydAgain := admitted("a", exclusive("app", "2-3")), admitted("a", exclusive("app", "4-5"))
+	k := caseformat.Result{Decisions: []caseformat.Decision{first, removed, kubeletAgain}}
+	d := caseformat.Result{Decisions: []caseformat.Decision{first, removed, topologydAgain}}
 	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
 		t.Fatalf("got %+v", o)
 	}
-	// Another pod admitted between the deletion and the new life: kubelet has forgotten.
+	// A pod given nothing pinned in between leaves kubelet's bookkeeping alone.
+	shared := admitted("b", caseformat.Container{Name: "app"})
+	k.Decisions = []caseformat.Decision{first, removed, shared, kubeletAgain}
+	d.Decisions = []caseformat.Decision{first, removed, shared, topologydAgain}
+	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
+		t.Fatalf("got %+v", o)
+	}
+	// Another pod given exclusive CPUs in between: kubelet has forgotten.
 	other := admitted("b", exclusive("app", "6"))
-	k.Decisions = []caseformat.Decision{k.Decisions[0], removed, other, k.Decisions[2]}
-	d.Decisions = []caseformat.Decision{d.Decisions[0], removed, other, d.Decisions[2]}
+	k.Decisions = []caseformat.Decision{first, removed, other, kubeletAgain}
+	d.Decisions = []caseformat.Decision{first, removed, other, topologydAgain}
 	if o := compare(c, k, d); o.agreed {
 		t.Fatalf("got %+v", o)
 	}
