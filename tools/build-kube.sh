@@ -45,7 +45,7 @@ if [ "$1" = --print-dir ]; then
   exit 0
 fi
 
-missing=()
+packages=()
 for name in "$@"; do
   case "$name" in
     -* | */* | "") usage ;;
@@ -55,25 +55,8 @@ for name in "$@"; do
       "'go get -tool k8s.io/kubernetes/cmd/$name' there)" >&2
     exit 1
   fi
-  [ -x "$bin_dir/$name" ] || missing+=("$name")
+  packages+=("k8s.io/kubernetes/cmd/$name")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "$bin_dir"
-  exit 0
-fi
-
-mkdir -p "$cache"
-# One build at a time per cache: a second caller waits and then finds the binaries.
-exec 9>"$cache/.lock"
-flock 9
-still_missing=()
-for name in "${missing[@]}"; do
-  [ -x "$bin_dir/$name" ] || still_missing+=("$name")
-done
-if [ ${#still_missing[@]} -eq 0 ]; then
-  echo "$bin_dir"
-  exit 0
-fi
 
 # The version strings kubelet --version and the API server report, as Kubernetes' own
 # release build sets them (hack/lib/version.sh).
@@ -85,20 +68,5 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
   ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
 done
-
-packages=()
-for name in "${still_missing[@]}"; do
-  packages+=("k8s.io/kubernetes/cmd/$name")
-done
-staging=$(mktemp -d "$cache/.build.XXXXXX")
-trap 'rm -rf "$staging"' EXIT
-echo "build-kube: building ${still_missing[*]} $version (go $(go env GOVERSION)) into $bin_dir" >&2
-start=$(date +%s)
-(cd "$module" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -ldflags "$ldflags" \
-  -o "$staging/" "${packages[@]}")
-mkdir -p "$bin_dir"
-for name in "${still_missing[@]}"; do
-  mv "$staging/$name" "$bin_dir/$name"
-done
-echo "build-kube: built ${still_missing[*]} in $(($(date +%s) - start)) s" >&2
+go_build_cached build-kube "$module" "$bin_dir" "$ldflags" "${packages[@]}"
 echo "$bin_dir"

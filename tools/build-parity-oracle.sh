@@ -34,43 +34,16 @@ key=$(cd "$module" && find . -type f \( -name '*.go' -o -name go.mod -o -name go
   LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
 cache=$kube_cache
 bin_dir=$cache/parity-oracle/$version-$key/bin
-programs=(kubelet-oracle parity-compare)
 
 if [ "${1:-}" = --print-dir ]; then
   echo "$bin_dir"
   exit 0
 fi
 
-built() {
-  local name
-  for name in "${programs[@]}"; do
-    [ -x "$bin_dir/$name" ] || return 1
-  done
-}
-if built; then
-  echo "$bin_dir"
-  exit 0
-fi
 if ! command -v go >/dev/null 2>&1; then
   echo "build-parity-oracle: go is not on PATH; Go 1.25 or newer builds the oracle" >&2
   exit 1
 fi
-
-mkdir -p "$cache"
-exec 9>"$cache/.lock"
-flock 9
-if built; then
-  echo "$bin_dir"
-  exit 0
-fi
-staging=$(mktemp -d "$cache/.build.XXXXXX")
-trap 'rm -rf "$staging"' EXIT
-echo "build-parity-oracle: building ${programs[*]} against kubelet $version (go $(go env GOVERSION))" >&2
-start=$(date +%s)
-(cd "$module" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -o "$staging/" ./cmd/...)
-mkdir -p "$bin_dir"
-for name in "${programs[@]}"; do
-  mv "$staging/$name" "$bin_dir/$name"
-done
-echo "build-parity-oracle: built in $(($(date +%s) - start)) s" >&2
+go_build_cached build-parity-oracle "$module" "$bin_dir" "-s -w" \
+  topologyd.test/parity/oracle/cmd/kubelet-oracle topologyd.test/parity/oracle/cmd/parity-compare
 echo "$bin_dir"
