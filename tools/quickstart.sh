@@ -6,8 +6,9 @@
 #                              state and a fake cgroup tree under .run/; no root needed)
 #   tools/quickstart.sh test   install dependencies (and containerd, runc, busybox-static
 #                              for the tests against a real containerd), build kubelet from
-#                              source (tools/build-kube.sh, cached) and the parity oracle
-#                              (tools/build-parity-oracle.sh, cached), build and run every
+#                              source (tools/build-kube.sh), containerd 2.x
+#                              (tools/build-containerd.sh) and the parity oracle
+#                              (tools/build-parity-oracle.sh), all cached, build and run every
 #                              test, then the same under AddressSanitizer +
 #                              UndefinedBehaviorSanitizer
 #
@@ -45,6 +46,25 @@ clear_if_other_compiler() {  # build_dir, compiler
   fi
 }
 
+# Builds a Go component for the tests with its script (cached outside the checkout) and prints
+# its directory. A failed build stops the test command, unless components are not required:
+# then its tests skip.
+go_component() {  # what, script, args...
+  local what=$1
+  shift
+  echo "== $what ($1)" >&2
+  local dir
+  if ! dir=$("$@"); then
+    if [ "$TOPOLOGYD_REQUIRE_COMPONENTS" = 1 ]; then
+      echo "quickstart: $1 failed (above)" >&2
+      exit 1
+    fi
+    echo "quickstart: $1 failed; its tests will skip (TOPOLOGYD_REQUIRE_COMPONENTS=0)" >&2
+    dir=""
+  fi
+  echo "$dir"
+}
+
 case "${1:-}" in
   run)
     tools/install-deps.sh
@@ -63,28 +83,14 @@ case "${1:-}" in
   test)
     export TOPOLOGYD_REQUIRE_COMPONENTS=${TOPOLOGYD_REQUIRE_COMPONENTS:-1}
     tools/install-deps.sh test
-    echo "== Kubernetes binaries for the end-to-end tests (tools/build-kube.sh)"
-    kube_bin=""
-    if ! kube_bin=$(tools/build-kube.sh kubelet); then
-      if [ "$TOPOLOGYD_REQUIRE_COMPONENTS" = 1 ]; then
-        echo "quickstart: the Kubernetes binaries did not build (above)" >&2
-        exit 1
-      fi
-      echo "quickstart: no kubelet; its tests will skip (TOPOLOGYD_REQUIRE_COMPONENTS=0)"
-    fi
-    echo "== kubelet's managers as the parity oracle (tools/build-parity-oracle.sh)"
-    oracle_bin=""
-    if ! oracle_bin=$(tools/build-parity-oracle.sh); then
-      if [ "$TOPOLOGYD_REQUIRE_COMPONENTS" = 1 ]; then
-        echo "quickstart: the parity oracle did not build (above)" >&2
-        exit 1
-      fi
-      echo "quickstart: no parity oracle; its test will skip (TOPOLOGYD_REQUIRE_COMPONENTS=0)"
-    fi
+    kube_bin=$(go_component "Kubernetes binaries for the end-to-end tests" tools/build-kube.sh kubelet)
+    containerd2_bin=$(go_component "containerd 2.x for the tests against containerd" tools/build-containerd.sh)
+    oracle_bin=$(go_component "kubelet's managers as the parity oracle" tools/build-parity-oracle.sh)
+    go_dirs=(-DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin" -DTOPOLOGYD_CONTAINERD2_BIN_DIR="$containerd2_bin"
+      -DTOPOLOGYD_PARITY_ORACLE_DIR="$oracle_bin")
     echo "== build and test (RelWithDebInfo)"
     configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOLOGYD_BUILD_TESTS=ON \
-      -DTOPOLOGYD_BUILD_BENCHMARKS=ON -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin" \
-      -DTOPOLOGYD_PARITY_ORACLE_DIR="$oracle_bin"
+      -DTOPOLOGYD_BUILD_BENCHMARKS=ON "${go_dirs[@]}"
     (cd build && ctest --output-on-failure --no-tests=error -j "$jobs")
     # The sanitizer build uses clang: it compiles this tree in two thirds of GCC's time, and
     # CI then builds with both compilers (the libFuzzer build of tests/fuzz needs clang).
@@ -94,7 +100,7 @@ case "${1:-}" in
     configure_and_build build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=Debug -DTOPOLOGYD_SANITIZE=address,undefined \
       -DTOPOLOGYD_THREAD_SAFETY=ON -DTOPOLOGYD_BUILD_TESTS=ON -DTOPOLOGYD_BUILD_BENCHMARKS=OFF \
-      -DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin" -DTOPOLOGYD_PARITY_ORACLE_DIR="$oracle_bin"
+      "${go_dirs[@]}"
     # hwloc's PCI plugin (libpciaccess) keeps about 1 KB per live-machine load and is
     # unloaded before LeakSanitizer reports, so the leak cannot be suppressed by name. The
     # sanitizer run discovers the live machine without PCI; PCI handling is tested on

@@ -1,6 +1,8 @@
 // The containerd harness against a real containerd, with no relay in between: what containerd
 // does with kubelet's requests for a cpuset, which a kubelet shim's end-to-end tests build on.
-// Skips unless root with containerd, runc and busybox-static (ContainerdSkipReason).
+// Every case runs on Debian's containerd 1.6 and on containerd 2.x built from source
+// (tools/build-containerd.sh) with NRI on. Skips unless root with containerd, runc and
+// busybox-static (ContainerdSkipReason).
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -53,14 +55,34 @@ void PrintTiming(const char* what, std::chrono::steady_clock::time_point start) 
   std::cout << "timing " << what << ": " << ms.count() << " ms\n";
 }
 
-class ContainerdDirectTest : public ::testing::Test {
+// The containerd a case runs on: Debian's (1.6), or 2.x built from source with NRI serving
+// (no plugin connected), where the NRI front end runs.
+enum class Runtime { kDebian, kContainerd2 };
+
+ContainerdOptions OptionsFor(Runtime runtime) {
+  if (runtime == Runtime::kDebian) return {};
+  return {.bin_dir = Containerd2BinDir(), .nri = true};
+}
+
+class ContainerdDirectTest : public ::testing::TestWithParam<Runtime> {
  protected:
+  ContainerdDirectTest() : containerd_(OptionsFor(GetParam())) {}
+
   void SetUp() override {
-    if (std::string reason = ContainerdSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
+    if (GetParam() == Runtime::kContainerd2 && Containerd2BinDir().empty()) {
+      SKIP_OR_FAIL() << "containerd 2.x is not built: run tools/build-containerd.sh and "
+                        "configure with -DTOPOLOGYD_CONTAINERD2_BIN_DIR=DIR";
+    }
+    if (std::string reason = ContainerdSkipReason(OptionsFor(GetParam())); !reason.empty()) {
+      SKIP_OR_FAIL() << reason;
+    }
     auto start = std::chrono::steady_clock::now();
     auto socket = containerd_.Start();
     ASSERT_TRUE(socket.ok()) << socket.status();
     PrintTiming("containerd first start (image built and imported)", start);
+    if (GetParam() == Runtime::kContainerd2) {
+      ASSERT_TRUE(std::filesystem::is_socket(containerd_.nri_socket())) << containerd_.log();
+    }
     kubelet_ = std::make_unique<KubeletEmulator>(EmulatorOptions{
         .endpoint = *socket, .fallback_endpoint = *socket, .image = containerd_.image_id()});
   }
@@ -107,7 +129,7 @@ class ContainerdDirectTest : public ::testing::Test {
   std::string cpuset_dir_;
 };
 
-TEST_F(ContainerdDirectTest, GuaranteedContainerRunsOnTheCpusetItWasCreatedWith) {
+TEST_P(ContainerdDirectTest, GuaranteedContainerRunsOnTheCpusetItWasCreatedWith) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g1", "1"));
   EXPECT_EQ(Str(CpusAllowedList(pid_)), "1");
   EXPECT_EQ(Str(ReadCgroupValue(cpuset_dir_, "cpuset.cpus")), "1");
@@ -129,7 +151,7 @@ TEST_F(ContainerdDirectTest, GuaranteedContainerRunsOnTheCpusetItWasCreatedWith)
   }
 }
 
-TEST_F(ContainerdDirectTest, AnUpdateWithoutCpusetKeepsTheStoredCpuset) {
+TEST_P(ContainerdDirectTest, AnUpdateWithoutCpusetKeepsTheStoredCpuset) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g2", "1"));
   cri::LinuxContainerResources shares_only;
   shares_only.set_cpu_shares(512);
@@ -143,7 +165,7 @@ TEST_F(ContainerdDirectTest, AnUpdateWithoutCpusetKeepsTheStoredCpuset) {
   EXPECT_EQ(Str(ReadCgroupValue(*cpu_dir, "cpu.shares")), "512");
 }
 
-TEST_F(ContainerdDirectTest, TheCpuManagersUpdateIsStoredAndApplied) {
+TEST_P(ContainerdDirectTest, TheCpuManagersUpdateIsStoredAndApplied) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g3", "1"));
   ASSERT_GRPC_OK(kubelet_->UpdateCpuset(id_, "0"));
   EXPECT_EQ(StoredCpuset(), "0");
@@ -153,7 +175,7 @@ TEST_F(ContainerdDirectTest, TheCpuManagersUpdateIsStoredAndApplied) {
 
 // Why a shim must change a cpuset through the runtime: containerd re-applies its stored spec
 // on the next update and undoes a change made directly in the cgroup.
-TEST_F(ContainerdDirectTest, ADirectCgroupWriteIsRevertedByTheNextUpdate) {
+TEST_P(ContainerdDirectTest, ADirectCgroupWriteIsRevertedByTheNextUpdate) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g4", "1"));
   ASSERT_TRUE(WriteCgroupValue(cpuset_dir_, "cpuset.cpus", "0").ok());
   EXPECT_EQ(Str(CpusAllowedList(pid_)), "0");
@@ -166,7 +188,7 @@ TEST_F(ContainerdDirectTest, ADirectCgroupWriteIsRevertedByTheNextUpdate) {
   EXPECT_EQ(Str(CpusAllowedList(pid_)), "1");
 }
 
-TEST_F(ContainerdDirectTest, ARestartIsANewContainerAndRemovalTakesItsCgroup) {
+TEST_P(ContainerdDirectTest, ARestartIsANewContainerAndRemovalTakesItsCgroup) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g5", "1"));
   const std::string first = id_;
   const std::string first_cgroup = cpuset_dir_;
@@ -202,7 +224,7 @@ TEST_F(ContainerdDirectTest, ARestartIsANewContainerAndRemovalTakesItsCgroup) {
   EXPECT_FALSE(std::filesystem::exists(*second_cgroup));
 }
 
-TEST_F(ContainerdDirectTest, RemovingThePodRemovesItsContainers) {
+TEST_P(ContainerdDirectTest, RemovingThePodRemovesItsContainers) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g6", "1"));
   ASSERT_GRPC_OK(kubelet_->StopPod("uid-g6"));
   ASSERT_GRPC_OK(kubelet_->RemovePod("uid-g6"));
@@ -216,7 +238,7 @@ TEST_F(ContainerdDirectTest, RemovingThePodRemovesItsContainers) {
   EXPECT_FALSE(std::filesystem::exists(cpuset_dir_));
 }
 
-TEST_F(ContainerdDirectTest, BurstablePodWithInitContainerAndSidecar) {
+TEST_P(ContainerdDirectTest, BurstablePodWithInitContainerAndSidecar) {
   pod::Pod pod = OnePod("uid-b1", {{"app", false, {{"cpu", Q("250m")}}, {{"cpu", Q("500m")}}}});
   pod.init_containers = {{"setup", false, {{"cpu", Q("100m")}}, {}},
                          {"proxy", true, {{"memory", Q("32Mi")}}, {}}};
@@ -249,7 +271,7 @@ TEST_F(ContainerdDirectTest, BurstablePodWithInitContainerAndSidecar) {
 
 // containerd re-attaches to the running shims: the container keeps its process and still
 // takes updates.
-TEST_F(ContainerdDirectTest, ARestartedContainerdStillManagesTheContainer) {
+TEST_P(ContainerdDirectTest, ARestartedContainerdStillManagesTheContainer) {
   ASSERT_NO_FATAL_FAILURE(RunPinnedApp("uid-g7", "1"));
   auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(containerd_.Restart().ok()) << containerd_.log();
@@ -263,6 +285,13 @@ TEST_F(ContainerdDirectTest, ARestartedContainerdStillManagesTheContainer) {
 }
 
 // --- the resources kubelet computes (no containerd needed) ---
+
+std::string RuntimeName(const ::testing::TestParamInfo<Runtime>& runtime) {
+  return runtime.param == Runtime::kDebian ? "Debian" : "Containerd2";
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, ContainerdDirectTest,
+                         ::testing::Values(Runtime::kDebian, Runtime::kContainerd2), RuntimeName);
 
 TEST(KubeletResourcesTest, CpuSharesAndQuotaAsKubelet) {
   EXPECT_EQ(MilliCpuToShares(0), 2);

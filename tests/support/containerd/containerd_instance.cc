@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -46,7 +48,8 @@ void SetDeadline(grpc::ClientContext& context, std::chrono::seconds deadline) {
   context.set_deadline(std::chrono::system_clock::now() + deadline);
 }
 
-std::string ConfigToml(const std::string& dir, const std::string& socket, bool restrict_oom) {
+std::string ConfigToml(const std::string& dir, const std::string& socket, bool restrict_oom,
+                       bool nri) {
   // Quoted TOML basic strings; the paths are the test's own and contain no quotes.
   auto q = [](const std::string& s) { return "\"" + s + "\""; };
   const std::string cri = R"([plugins."io.containerd.grpc.v1.cri")";
@@ -81,6 +84,14 @@ std::string ConfigToml(const std::string& dir, const std::string& socket, bool r
   toml += cri + ".containerd.runtimes.runc.options]\n";
   toml += "    Root = " + q(dir + "/runc") + "\n";
   toml += "    SystemdCgroup = false\n";
+  if (nri) {
+    // containerd 2.x reads this version 2 file after migrating it; NRI is its plugin.
+    toml += "[plugins.\"io.containerd.nri.v1.nri\"]\n";
+    toml += "  disable = false\n";
+    toml += "  socket_path = " + q(dir + "/nri.sock") + "\n";
+    toml += "  plugin_path = " + q(dir + "/nri/plugins") + "\n";
+    toml += "  plugin_config_path = " + q(dir + "/nri/conf.d") + "\n";
+  }
   return toml;
 }
 
@@ -133,9 +144,29 @@ bool HasCapSysResource() {
   return false;
 }
 
-std::string ContainerdSkipReason() {
+std::string Containerd2BinDir() {
+  if (const char* dir = std::getenv("TOPOLOGYD_CONTAINERD2_BIN_DIR"); dir != nullptr && *dir) {
+    return dir;
+  }
+#ifdef TOPOLOGYD_CONTAINERD2_BIN_DIR
+  return TOPOLOGYD_CONTAINERD2_BIN_DIR;
+#else
+  return "";
+#endif
+}
+
+std::string ContainerdSkipReason(const ContainerdOptions& options) {
   if (::geteuid() != 0) return "needs root (runs containerd and runc)";
+  if (!options.bin_dir.empty()) {
+    for (const char* program : {"containerd", "containerd-shim-runc-v2"}) {
+      if (::access((options.bin_dir + "/" + program).c_str(), X_OK) != 0) {
+        return absl::StrCat("no ", program, " in ", options.bin_dir,
+                            " (tools/build-containerd.sh builds it)");
+      }
+    }
+  }
   for (const char* tool : {"containerd", "runc", "ctr", "tar", "sha256sum"}) {
+    if (!options.bin_dir.empty() && std::string_view(tool) == "containerd") continue;
     if (FindExecutable(tool).empty()) {
       return absl::StrCat(tool, " not found (Debian: apt-get install containerd runc)");
     }
@@ -176,20 +207,29 @@ absl::StatusOr<std::string> ContainerdInstance::Start(const std::string& request
   if (!dir_.empty() && dir != dir_) {
     return absl::FailedPreconditionError("an instance serves one directory: " + dir_);
   }
-  std::string containerd = FindExecutable("containerd");
+  const std::string containerd =
+      options_.bin_dir.empty() ? FindExecutable("containerd") : options_.bin_dir + "/containerd";
   if (containerd.empty()) return absl::NotFoundError("containerd not found");
   dir_ = dir;
   socket_ = dir + "/containerd.sock";
   restrict_oom_score_adj_ = !HasCapSysResource();
   std::error_code ec;
-  for (const char* sub : {"cni/bin", "cni/conf", "opt", "runc"}) {
+  for (const char* sub : {"cni/bin", "cni/conf", "opt", "runc", "nri/plugins", "nri/conf.d"}) {
     fs::create_directories(dir + "/" + sub, ec);
     if (ec) return absl::InternalError(absl::StrCat("mkdir ", dir, "/", sub, ": ", ec.message()));
   }
   const std::string config = dir + "/config.toml";
-  std::ofstream(config, std::ios::trunc) << ConfigToml(dir, socket_, restrict_oom_score_adj_);
+  std::ofstream(config, std::ios::trunc)
+      << ConfigToml(dir, socket_, restrict_oom_score_adj_, options_.nri);
 
-  pid_ = SpawnServer({containerd, "--config", config}, dir + "/containerd.log");
+  std::vector<std::string> argv = {containerd, "--config", config};
+  if (!options_.bin_dir.empty()) {
+    // containerd finds its shim on PATH: the one built with it, not Debian's.
+    const char* path = std::getenv("PATH");
+    argv.insert(argv.begin(), {"/usr/bin/env", absl::StrCat("PATH=", options_.bin_dir, ":",
+                                                            path != nullptr ? path : "")});
+  }
+  pid_ = SpawnServer(argv, dir + "/containerd.log");
   if (pid_ < 0) return absl::InternalError("fork failed");
   if (auto status = WaitUntilServing(); !status.ok()) {
     (void)Stop();

@@ -7,16 +7,30 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace topologyd::testing::containerd {
 
+// Which containerd a ContainerdInstance runs.
+struct ContainerdOptions {
+  // The directory of containerd and containerd-shim-runc-v2 (tools/build-containerd.sh builds
+  // containerd 2.x there); "" = the ones on PATH (Debian's containerd 1.6).
+  std::string bin_dir;
+  // Serve NRI (containerd 1.7 and later) on dir/nri.sock, plugins not started by containerd.
+  bool nri = false;
+};
+
 // Why tests against a real containerd cannot run here (not root; containerd, runc, ctr, tar,
 // sha256sum or a static busybox missing; no cgroup v1 cpuset hierarchy), or "" when they can.
-// Tests call GTEST_SKIP() << reason.
-std::string ContainerdSkipReason();
+// Tests call SKIP_OR_FAIL() << reason.
+std::string ContainerdSkipReason(const ContainerdOptions& options = {});
+
+// The directory tools/build-containerd.sh built containerd 2.x into:
+// $TOPOLOGYD_CONTAINERD2_BIN_DIR, else the one named at configure time; "" when neither is set.
+std::string Containerd2BinDir();
 
 class ContainerdInstance {
  public:
@@ -24,7 +38,7 @@ class ContainerdInstance {
   static constexpr const char* kSandboxImage = "topologyd.test/pause:1";
   static constexpr const char* kImage = "topologyd.test/busybox:1";
 
-  ContainerdInstance() = default;
+  explicit ContainerdInstance(ContainerdOptions options = {}) : options_(std::move(options)) {}
   ContainerdInstance(const ContainerdInstance&) = delete;
   ContainerdInstance& operator=(const ContainerdInstance&) = delete;
   // Removes every pod through the CRI, stops containerd, then removes by force what is left:
@@ -44,6 +58,8 @@ class ContainerdInstance {
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   const std::string& socket() const { return socket_; }
+  // Where containerd serves NRI plugins; "" without ContainerdOptions::nri.
+  std::string nri_socket() const { return options_.nri ? dir_ + "/nri.sock" : ""; }
   const std::string& dir() const { return dir_; }
   // The workload image's id as ImageStatus reports it: what kubelet passes in CreateContainer.
   const std::string& image_id() const { return image_id_; }
@@ -63,6 +79,7 @@ class ContainerdInstance {
   absl::Status ImportImages();
   void RemoveLeftovers();
 
+  const ContainerdOptions options_;
   std::string dir_;
   bool own_dir_ = false;
   std::string socket_;
