@@ -3,11 +3,11 @@
 # checkout, and prints the directory that holds them. A binary already in the cache is not
 # built again. No prebuilt binary is downloaded.
 #
-#   tools/build-kube.sh kubelet [kube-apiserver ...]    build what is missing, print the bin dir
-#   tools/build-kube.sh --print-dir                      print the bin dir, build nothing
+#   tools/build-kube.sh kubelet [etcd kube-apiserver ...]  build what is missing, print the bin dir
+#   tools/build-kube.sh --print-dir                        print the bin dir, build nothing
 #
-# The versions are those of tests/e2e/kube/go.mod: k8s.io/kubernetes and, replacing its
-# staging modules, the k8s.io/<staging> v0.x releases of the same minor (k8s.io/kubernetes
+# The versions are those of tests/e2e/kube/go.mod: etcd's, k8s.io/kubernetes and, replacing
+# its staging modules, the k8s.io/<staging> v0.x releases of the same minor (k8s.io/kubernetes
 # cannot be `go install`ed: its own go.mod replaces them by directories). All binaries asked
 # for are built by one `go build`, which compiles the code they share once. The cache key is
 # the Kubernetes version and a hash of go.mod and go.sum, so a change of either builds anew;
@@ -20,7 +20,7 @@ module=$repo/tests/e2e/kube
 
 usage() {
   echo "usage: tools/build-kube.sh BINARY... | --print-dir" >&2
-  echo "  BINARY: a command under k8s.io/kubernetes/cmd listed as a tool in $module/go.mod" >&2
+  echo "  BINARY: kubelet, kube-apiserver, kube-scheduler or etcd (tools in $module/go.mod)" >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -45,17 +45,26 @@ if [ "$1" = --print-dir ]; then
   exit 0
 fi
 
+# The programs by the name tests use, and the tool of go.mod that builds each.
+package_of() {
+  case "$1" in
+    kubelet | kube-apiserver | kube-scheduler) echo "k8s.io/kubernetes/cmd/$1" ;;
+    etcd) echo "go.etcd.io/etcd/server/v3" ;;
+    *) return 1 ;;
+  esac
+}
 packages=()
 for name in "$@"; do
-  case "$name" in
-    -* | */* | "") usage ;;
-  esac
-  if ! grep -q "^[[:space:]]*k8s.io/kubernetes/cmd/$name\$" "$module/go.mod"; then
-    echo "build-kube: $name is not a tool of $module/go.mod (add it with" \
-      "'go get -tool k8s.io/kubernetes/cmd/$name' there)" >&2
+  if ! package=$(package_of "$name"); then
+    echo "build-kube: unknown program '$name' (kubelet, kube-apiserver, kube-scheduler, etcd)" >&2
+    exit 2
+  fi
+  if ! grep -q "^[[:space:]]*$package\$" "$module/go.mod"; then
+    echo "build-kube: $package is not a tool of $module/go.mod (add it with" \
+      "'go get -tool $package' there)" >&2
     exit 1
   fi
-  packages+=("k8s.io/kubernetes/cmd/$name")
+  packages+=("$package=$name")
 done
 
 # The version strings kubelet --version and the API server report, as Kubernetes' own

@@ -8,36 +8,60 @@ fi
 # Where built Kubernetes programs are kept, by version (docs/testing.md).
 kube_cache=${TOPOLOGYD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/topologyd/kube}
 
-# go_build_cached LABEL MODULE_DIR BIN_DIR LDFLAGS PACKAGE...
-# Builds the programs PACKAGE... (each named by the last element of its path) of the Go module
-# in MODULE_DIR into BIN_DIR, those not there yet, with one `go build` (shared packages compile
+# The name `go build` gives the program of package $1: its last path element, or the one before
+# a major version suffix (go.etcd.io/etcd/server/v3 -> server).
+go_program_name() {
+  local last=${1##*/}
+  if [[ $last =~ ^v[0-9]+$ ]]; then
+    last=${1%/*}
+    last=${last##*/}
+  fi
+  echo "$last"
+}
+
+# The file name of PACKAGE[=NAME] in the bin dir.
+go_target_name() {
+  if [[ $1 == *=* ]]; then
+    echo "${1#*=}"
+  else
+    go_program_name "$1"
+  fi
+}
+
+# go_build_cached LABEL MODULE_DIR BIN_DIR LDFLAGS PACKAGE[=NAME]...
+# Builds the programs PACKAGE... (named as `go build` names them, or NAME) of the Go module in
+# MODULE_DIR into BIN_DIR, those not there yet, with one `go build` (shared packages compile
 # once; CGO off, -trimpath, go.sum as committed) under a lock on the cache, so that a second
 # caller waits and then finds them. Says on stderr what it builds and how long it took.
 go_build_cached() {
   local label=$1 module=$2 bin_dir=$3 ldflags=$4
   shift 4
-  local pkg missing=() still=()
-  for pkg in "$@"; do
-    [ -x "$bin_dir/${pkg##*/}" ] || missing+=("$pkg")
+  local entry missing=() still=()
+  for entry in "$@"; do
+    [ -x "$bin_dir/$(go_target_name "$entry")" ] || missing+=("$entry")
   done
   [ ${#missing[@]} -gt 0 ] || return 0
   mkdir -p "$kube_cache"
   exec 9>"$kube_cache/.lock"
   flock 9
-  for pkg in "${missing[@]}"; do
-    [ -x "$bin_dir/${pkg##*/}" ] || still+=("$pkg")
+  for entry in "${missing[@]}"; do
+    [ -x "$bin_dir/$(go_target_name "$entry")" ] || still+=("$entry")
   done
   if [ ${#still[@]} -gt 0 ]; then
-    local staging start status=0
+    local staging start status=0 names=() packages=()
+    for entry in "${still[@]}"; do
+      names+=("$(go_target_name "$entry")")
+      packages+=("${entry%%=*}")
+    done
     staging=$(mktemp -d "$kube_cache/.build.XXXXXX")
-    echo "$label: building ${still[*]##*/} (go $(go env GOVERSION)) into $bin_dir" >&2
+    echo "$label: building ${names[*]} (go $(go env GOVERSION)) into $bin_dir" >&2
     start=$(date +%s)
     (cd "$module" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath \
-      -ldflags "$ldflags" -o "$staging/" "${still[@]}") || status=$?
+      -ldflags "$ldflags" -o "$staging/" "${packages[@]}") || status=$?
     if [ $status -eq 0 ]; then
       mkdir -p "$bin_dir"
-      for pkg in "${still[@]}"; do
-        mv "$staging/${pkg##*/}" "$bin_dir/"
+      for entry in "${still[@]}"; do
+        mv "$staging/$(go_program_name "${entry%%=*}")" "$bin_dir/$(go_target_name "$entry")"
       done
       echo "$label: built in $(($(date +%s) - start)) s" >&2
     fi

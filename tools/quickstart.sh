@@ -83,7 +83,8 @@ case "${1:-}" in
   test)
     export TOPOLOGYD_REQUIRE_COMPONENTS=${TOPOLOGYD_REQUIRE_COMPONENTS:-1}
     tools/install-deps.sh test
-    kube_bin=$(go_component "Kubernetes binaries for the end-to-end tests" tools/build-kube.sh kubelet)
+    kube_bin=$(go_component "Kubernetes binaries for the end-to-end tests" \
+      tools/build-kube.sh kubelet etcd kube-apiserver)
     containerd2_bin=$(go_component "containerd 2.x for the tests against containerd" tools/build-containerd.sh)
     oracle_bin=$(go_component "kubelet's managers as the parity oracle" tools/build-parity-oracle.sh)
     go_dirs=(-DTOPOLOGYD_KUBE_BIN_DIR="$kube_bin" -DTOPOLOGYD_CONTAINERD2_BIN_DIR="$containerd2_bin"

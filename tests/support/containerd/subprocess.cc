@@ -132,4 +132,14 @@ bool WaitForChild(pid_t pid, std::chrono::milliseconds deadline) {
   return false;
 }
 
+void StopChild(pid_t& pid, int sig, std::chrono::seconds patience) {
+  if (pid <= 0) return;
+  ::kill(pid, sig);
+  if (!WaitForChild(pid, patience)) {
+    ::kill(pid, SIGKILL);
+    WaitForChild(pid, std::chrono::seconds(10));
+  }
+  pid = -1;
+}
+
 }  // namespace topologyd::testing::containerd

@@ -31,4 +31,8 @@ pid_t SpawnServer(const std::vector<std::string>& argv, const std::string& log_p
 // Waits up to `deadline` for `pid` (a child) to exit; true if it did (and was reaped).
 bool WaitForChild(pid_t pid, std::chrono::milliseconds deadline);
 
+// Sends `sig` to the child `pid` (nothing when it is not positive), SIGKILL when it has not
+// exited after `patience`, reaps it and sets `pid` to -1.
+void StopChild(pid_t& pid, int sig, std::chrono::seconds patience = std::chrono::seconds(10));
+
 }  // namespace topologyd::testing::containerd

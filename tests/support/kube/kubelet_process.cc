@@ -29,7 +29,6 @@ namespace fs = std::filesystem;
 using containerd::CgroupMountPoints;
 using containerd::RemoveCgroupTree;
 using containerd::SpawnServer;
-using containerd::WaitForChild;
 
 std::string NewCgroupRoot() {
   static std::atomic<int> counter{0};
@@ -138,13 +137,13 @@ absl::Status UnmountUnder(const std::string& dir) {
 
 }  // namespace
 
-std::string KubeletBinary() {
+std::string KubeBinary(std::string_view name) {
   const char* env = std::getenv("TOPOLOGYD_KUBE_BIN_DIR");
   std::string dir = env != nullptr ? env : "";
 #ifdef TOPOLOGYD_KUBE_BIN_DIR
   if (dir.empty()) dir = TOPOLOGYD_KUBE_BIN_DIR;
 #endif
-  return dir.empty() ? "" : dir + "/kubelet";
+  return dir.empty() ? "" : absl::StrCat(dir, "/", std::string(name));
 }
 
 std::string KubeletSkipReason() {
@@ -210,15 +209,7 @@ absl::Status KubeletProcess::Restart() {
   return Launch();
 }
 
-void KubeletProcess::Stop(int sig) {
-  if (pid_ <= 0) return;
-  ::kill(pid_, sig);
-  if (!WaitForChild(pid_, std::chrono::seconds(10))) {
-    ::kill(pid_, SIGKILL);
-    WaitForChild(pid_, std::chrono::seconds(10));
-  }
-  pid_ = -1;
-}
+void KubeletProcess::Stop(int sig) { containerd::StopChild(pid_, sig); }
 
 absl::Status KubeletProcess::WaitUntilHealthy(std::chrono::seconds patience) const {
   const auto until = std::chrono::steady_clock::now() + patience;

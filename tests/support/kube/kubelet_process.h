@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -16,9 +17,11 @@
 
 namespace topologyd::testing::kube {
 
-// The kubelet binary: $TOPOLOGYD_KUBE_BIN_DIR/kubelet, else the directory the build was
-// configured with (-DTOPOLOGYD_KUBE_BIN_DIR); "" when neither names one.
-std::string KubeletBinary();
+// A program tools/build-kube.sh built ("kubelet", "kube-apiserver", "etcd", ...):
+// $TOPOLOGYD_KUBE_BIN_DIR/NAME, else in the directory the build was configured with
+// (-DTOPOLOGYD_KUBE_BIN_DIR); "" when neither names one.
+std::string KubeBinary(std::string_view name);
+inline std::string KubeletBinary() { return KubeBinary("kubelet"); }
 
 // Why a real kubelet cannot run here (no binary, not root, no cgroup v1 hierarchy for the
 // controllers kubelet needs), or "" when it can.
