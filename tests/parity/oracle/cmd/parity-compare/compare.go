@@ -118,28 +118,32 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
-		// A pod deleted and admitted again under the same uid with no other pod given
-		// anything pinned since its deletion: kubelet's managers still hold parts of its
-		// earlier life and use them — the CPU and memory managers' reuse bookkeeping of its
-		// init containers (cleared when another pod's container gets exclusive CPUs or
-		// memory), and the device manager's record of its devices (freed when another
-		// container's devices are allocated, and only for pods no longer active, which the
-		// new life is). topologyd starts the new life afresh.
+		// A pod deleted and admitted again under the same uid: kubelet's managers may still
+		// hold parts of its earlier life and use them — the CPU manager's reuse bookkeeping of
+		// its init containers (cleared only when another pod's container gets exclusive
+		// CPUs), the memory manager's (cleared when another pod's memory is pinned), and the
+		// device manager's record of its devices (freed when another pod's devices are
+		// allocated, and only for pods no longer active, which the new life is). So: the
+		// earlier life held a kind of resource that no other pod was given since. topologyd
+		// starts the new life afresh.
 		name: "readmission-reuses-earlier-life",
 		matches: func(_ caseformat.Case, earlier []caseformat.Decision, k, _ caseformat.Decision) bool {
 			if k.Op != "admit" {
 				return false
 			}
 			removed := false
+			var othersPinned pinnedKinds
 			for j := len(earlier) - 1; j >= 0; j-- {
 				e := earlier[j]
 				switch {
 				case e.Op == "remove" && e.Pod == k.Pod:
 					removed = true
-				case e.Op == "admit" && e.Pod != k.Pod && !removed && !holdsNothingPinned(e):
-					return false
+				case e.Op == "admit" && e.Pod != k.Pod:
+					othersPinned = othersPinned.union(pinnedBy(e))
 				case e.Op == "admit" && e.Pod == k.Pod && e.Admitted:
-					return removed
+					held := pinnedBy(e)
+					return removed && (held.cpus && !othersPinned.cpus ||
+						held.memory && !othersPinned.memory || held.devices && !othersPinned.devices)
 				}
 			}
 			return false
@@ -147,13 +151,24 @@ var knownDifferences = []knownDifference{
 	},
 }
 
-// holdsNothingPinned: an admitted pod none of whose containers got exclusive CPUs, memory
-// blocks or devices; its admission left kubelet's reuse bookkeeping alone. (A refused pod's
-// earlier containers may have been allocated before the refusal.)
-func holdsNothingPinned(d caseformat.Decision) bool {
-	return d.Admitted && !slices.ContainsFunc(d.Containers, func(c caseformat.Container) bool {
-		return c.Exclusive || len(c.MemoryNUMA) > 0 || len(c.Devices) > 0
-	})
+// pinnedKinds are the kinds of resources a decision pinned.
+type pinnedKinds struct{ cpus, memory, devices bool }
+
+func (a pinnedKinds) union(b pinnedKinds) pinnedKinds {
+	return pinnedKinds{a.cpus || b.cpus, a.memory || b.memory, a.devices || b.devices}
+}
+
+// pinnedBy: what an admission pinned. A refused pod counts as having pinned everything: its
+// earlier containers may have been allocated before the refusal.
+func pinnedBy(d caseformat.Decision) pinnedKinds {
+	if !d.Admitted {
+		return pinnedKinds{true, true, true}
+	}
+	var p pinnedKinds
+	for _, c := range d.Containers {
+		p = p.union(pinnedKinds{c.Exclusive, len(c.MemoryNUMA) > 0, len(c.Devices) > 0})
+	}
+	return p
 }
 
 // topologyd's merge refusal naming a memory type no mask can hold.

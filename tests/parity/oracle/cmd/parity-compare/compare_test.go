@@ -82,6 +82,13 @@ func TestReadmissionReusesEarlierLife(t *testing.T) {
 	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
 		t.Fatalf("got %+v", o)
 	}
+	// A pod given devices in between does not clear what kubelet kept of CPUs.
+	withDevice := admitted("b", caseformat.Container{Name: "app", Devices: map[string][]string{"x/d": {"d0"}}})
+	k.Decisions = []caseformat.Decision{first, removed, withDevice, kubeletAgain}
+	d.Decisions = []caseformat.Decision{first, removed, withDevice, topologydAgain}
+	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
+		t.Fatalf("got %+v", o)
+	}
 	// Another pod given exclusive CPUs in between: kubelet has forgotten.
 	other := admitted("b", exclusive("app", "6"))
 	k.Decisions = []caseformat.Decision{first, removed, other, kubeletAgain}
