@@ -123,27 +123,32 @@ var knownDifferences = []knownDifference{
 		// its init containers (cleared only when another pod's container gets exclusive
 		// CPUs), the memory manager's (cleared when another pod's memory is pinned), and the
 		// device manager's record of its devices (freed when another pod's devices are
-		// allocated, and only for pods no longer active, which the new life is). So: the
-		// earlier life held a kind of resource that no other pod was given since. topologyd
-		// starts the new life afresh.
+		// allocated after the deletion, and only for pods no longer active, which the new
+		// life is). So: the earlier life held a kind of resource that no other pod was given
+		// since. topologyd starts the new life afresh.
 		name: "readmission-reuses-earlier-life",
 		matches: func(_ caseformat.Case, earlier []caseformat.Decision, k, _ caseformat.Decision) bool {
 			if k.Op != "admit" {
 				return false
 			}
 			removed := false
-			var othersPinned pinnedKinds
+			// What other pods were given since the earlier life's admission, and since its
+			// deletion (the device record lingers unless a device allocation follows it).
+			var sinceAdmission, sinceRemoval pinnedKinds
 			for j := len(earlier) - 1; j >= 0; j-- {
 				e := earlier[j]
 				switch {
 				case e.Op == "remove" && e.Pod == k.Pod:
 					removed = true
 				case e.Op == "admit" && e.Pod != k.Pod:
-					othersPinned = othersPinned.union(pinnedBy(e))
+					sinceAdmission = sinceAdmission.union(pinnedBy(e))
+					if !removed {
+						sinceRemoval = sinceRemoval.union(pinnedBy(e))
+					}
 				case e.Op == "admit" && e.Pod == k.Pod && e.Admitted:
 					held := pinnedBy(e)
-					return removed && (held.cpus && !othersPinned.cpus ||
-						held.memory && !othersPinned.memory || held.devices && !othersPinned.devices)
+					return removed && (held.cpus && !sinceAdmission.cpus ||
+						held.memory && !sinceAdmission.memory || held.devices && !sinceRemoval.devices)
 				}
 			}
 			return false

@@ -89,6 +89,21 @@ func TestReadmissionReusesEarlierLife(t *testing.T) {
 	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
 		t.Fatalf("got %+v", o)
 	}
+	// Devices held before a pod given devices was admitted, and still after it was deleted:
+	// the device record outlives that pod's allocation.
+	devices := caseformat.Container{Name: "app", Devices: map[string][]string{"x/d": {"d1"}}}
+	firstWithDevices := admitted("a", devices)
+	k.Decisions = []caseformat.Decision{firstWithDevices, withDevice, removed, admitted("a", devices)}
+	d.Decisions = []caseformat.Decision{firstWithDevices, withDevice, removed, admitted("a")}
+	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
+		t.Fatalf("got %+v", o)
+	}
+	// ...but not when a pod was given devices after the deletion.
+	k.Decisions = []caseformat.Decision{firstWithDevices, removed, withDevice, admitted("a", devices)}
+	d.Decisions = []caseformat.Decision{firstWithDevices, removed, withDevice, admitted("a")}
+	if o := compare(c, k, d); o.agreed {
+		t.Fatalf("got %+v", o)
+	}
 	// Another pod given exclusive CPUs in between: kubelet has forgotten.
 	other := admitted("b", exclusive("app", "6"))
 	k.Decisions = []caseformat.Decision{first, removed, other, kubeletAgain}
