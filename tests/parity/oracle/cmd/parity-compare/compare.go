@@ -127,7 +127,7 @@ var knownDifferences = []knownDifference{
 		// life is). So: the earlier life held a kind of resource that no other pod was given
 		// since. topologyd starts the new life afresh.
 		name: "readmission-reuses-earlier-life",
-		matches: func(_ caseformat.Case, earlier []caseformat.Decision, k, _ caseformat.Decision) bool {
+		matches: func(c caseformat.Case, earlier []caseformat.Decision, k, _ caseformat.Decision) bool {
 			if k.Op != "admit" {
 				return false
 			}
@@ -141,12 +141,12 @@ var knownDifferences = []knownDifference{
 				case e.Op == "remove" && e.Pod == k.Pod:
 					removed = true
 				case e.Op == "admit" && e.Pod != k.Pod:
-					sinceAdmission = sinceAdmission.union(pinnedBy(e))
+					sinceAdmission = sinceAdmission.union(pinnedBy(c, e))
 					if !removed {
-						sinceRemoval = sinceRemoval.union(pinnedBy(e))
+						sinceRemoval = sinceRemoval.union(pinnedBy(c, e))
 					}
 				case e.Op == "admit" && e.Pod == k.Pod && e.Admitted:
-					held := pinnedBy(e)
+					held := pinnedBy(c, e)
 					return removed && (held.cpus && !sinceAdmission.cpus ||
 						held.memory && !sinceAdmission.memory || held.devices && !sinceRemoval.devices)
 				}
@@ -163,15 +163,30 @@ func (a pinnedKinds) union(b pinnedKinds) pinnedKinds {
 	return pinnedKinds{a.cpus || b.cpus, a.memory || b.memory, a.devices || b.devices}
 }
 
-// pinnedBy: what an admission pinned. A refused pod counts as having pinned everything: its
-// earlier containers may have been allocated before the refusal.
-func pinnedBy(d caseformat.Decision) pinnedKinds {
-	if !d.Admitted {
-		return pinnedKinds{true, true, true}
-	}
+// pinnedBy: what an admission pinned. For a refused pod, what its containers allocated before
+// the refusal may have pinned: exclusive CPUs and memory when it is Guaranteed, devices when it
+// asks for any.
+func pinnedBy(c caseformat.Case, d caseformat.Decision) pinnedKinds {
 	var p pinnedKinds
-	for _, c := range d.Containers {
-		p = p.union(pinnedKinds{c.Exclusive, len(c.MemoryNUMA) > 0, len(c.Devices) > 0})
+	if !d.Admitted {
+		pod, _ := podManifest(c, d.Pod)
+		guaranteed := true
+		for _, ctr := range append(pod.Spec.InitContainers, pod.Spec.Containers...) {
+			r := ctr.Resources
+			for _, name := range []string{"cpu", "memory"} {
+				if r.Limits[name] == "" || (r.Requests[name] != "" && r.Requests[name] != r.Limits[name]) {
+					guaranteed = false
+				}
+			}
+			for name := range r.Limits {
+				p.devices = p.devices || strings.Contains(name, "/")
+			}
+		}
+		p.cpus, p.memory = guaranteed, guaranteed
+		return p
+	}
+	for _, ctr := range d.Containers {
+		p = p.union(pinnedKinds{ctr.Exclusive, len(ctr.MemoryNUMA) > 0, len(ctr.Devices) > 0})
 	}
 	return p
 }
@@ -272,7 +287,8 @@ type manifestContainer struct {
 	Name          string `json:"name"`
 	RestartPolicy string `json:"restartPolicy"`
 	Resources     struct {
-		Limits map[string]string `json:"limits"`
+		Requests map[string]string `json:"requests"`
+		Limits   map[string]string `json:"limits"`
 	} `json:"resources"`
 }
 

@@ -104,6 +104,25 @@ func TestReadmissionReusesEarlierLife(t *testing.T) {
 	if o := compare(c, k, d); o.agreed {
 		t.Fatalf("got %+v", o)
 	}
+	// A refused Burstable pod in between could not have been given exclusive CPUs; a refused
+	// Guaranteed one could.
+	for _, tc := range []struct {
+		resources string
+		known     bool
+	}{
+		{`{"requests": {"cpu": "500m"}, "limits": {"cpu": "2", "memory": "1Gi"}}`, true},
+		{`{"limits": {"cpu": "2", "memory": "1Gi"}}`, false},
+	} {
+		refused := caseformat.Decision{Op: "admit", Pod: "b", Reason: "UnexpectedAdmissionError"}
+		c.Operations = []caseformat.Operation{admitOp(t, manifest),
+			admitOp(t, `{"metadata": {"uid": "b"}, "spec": {"containers": [{"name": "app", "resources": `+tc.resources+`}]}}`)}
+		k.Decisions = []caseformat.Decision{first, removed, refused, kubeletAgain}
+		d.Decisions = []caseformat.Decision{first, removed, refused, topologydAgain}
+		if o := compare(c, k, d); (o.known == "readmission-reuses-earlier-life") != tc.known {
+			t.Fatalf("%s: got %+v", tc.resources, o)
+		}
+	}
+	c.Operations = c.Operations[:1]
 	// Another pod given exclusive CPUs in between: kubelet has forgotten.
 	other := admitted("b", exclusive("app", "6"))
 	k.Decisions = []caseformat.Decision{first, removed, other, kubeletAgain}
