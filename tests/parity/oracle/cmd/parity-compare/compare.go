@@ -22,6 +22,9 @@ type knownDifference struct {
 	// matches tells whether kubelet's decision k and topologyd's decision t, which differ,
 	// are this difference; earlier are kubelet's decisions before them.
 	matches func(c caseformat.Case, earlier []caseformat.Decision, k, t caseformat.Decision) bool
+	// Also when the two decisions compare equal: the refusals' messages (which are not
+	// compared) show that the nodes no longer hold the same.
+	evenWhenEqual bool
 }
 
 var knownDifferences = []knownDifference{
@@ -45,12 +48,17 @@ var knownDifferences = []knownDifference{
 		// belongs to a multi-NUMA group is refused, as kubelet's documented rule says; its Go
 		// code checks masks of several nodes only, allocates there and leaves a machine state
 		// its own start-up check may refuse.
-		name: "memory-single-node-in-group",
+		name:          "memory-single-node-in-group",
+		evenWhenEqual: true,
 		matches: func(c caseformat.Case, _ []caseformat.Decision, k, t caseformat.Decision) bool {
-			if c.Kubelet.MemoryManagerPolicy != "Static" || !k.Admitted || t.Admitted ||
-				t.Reason != "UnexpectedAdmissionError" ||
-				!strings.Contains(t.Message, "preferred hint violates NUMA node allocation") {
+			const rule = "preferred hint violates NUMA node allocation"
+			if c.Kubelet.MemoryManagerPolicy != "Static" || t.Admitted ||
+				t.Reason != "UnexpectedAdmissionError" || !strings.Contains(t.Message, rule) {
 				return false
+			}
+			if !k.Admitted {
+				// kubelet went past that container and refused the pod later, for another reason.
+				return !strings.Contains(k.Message, rule)
 			}
 			return slices.ContainsFunc(k.Containers, func(kc caseformat.Container) bool { return len(kc.MemoryNUMA) == 1 })
 		},
@@ -219,14 +227,21 @@ func compare(c caseformat.Case, kubelet, topologyd caseformat.Result) outcome {
 	}
 	for i := range kubelet.Decisions {
 		k, t := kubelet.Decisions[i], topologyd.Decisions[i]
-		if what := decisionDifference(k, t); what != "" {
+		what := decisionDifference(k, t)
+		if what == "" {
 			for _, d := range knownDifferences {
-				if d.matches(c, kubelet.Decisions[:i], k, t) {
+				if d.evenWhenEqual && d.matches(c, kubelet.Decisions[:i], k, t) {
 					return outcome{agreed: true, known: d.name}
 				}
 			}
-			return outcome{different: fmt.Sprintf("operation %d (%s %s): %s\n kubelet:   %s\n topologyd: %s", i, k.Op, k.Pod, what, show(k), show(t))}
+			continue
 		}
+		for _, d := range knownDifferences {
+			if d.matches(c, kubelet.Decisions[:i], k, t) {
+				return outcome{agreed: true, known: d.name}
+			}
+		}
+		return outcome{different: fmt.Sprintf("operation %d (%s %s): %s\n kubelet:   %s\n topologyd: %s", i, k.Op, k.Pod, what, show(k), show(t))}
 	}
 	return outcome{agreed: true}
 }

@@ -176,6 +176,12 @@ func TestMemorySingleNodeInGroup(t *testing.T) {
 	if o := compare(c, k, d); o.known != "memory-single-node-in-group" {
 		t.Fatalf("got %+v", o)
 	}
+	// kubelet went on and refused the pod later for another reason: the same difference.
+	refusedLater := caseformat.Decision{Op: "admit", Pod: "a", Reason: "UnexpectedAdmissionError",
+		Message: "Allocate failed due to not enough cpus available to satisfy request, which is unexpected"}
+	if o := compare(c, caseformat.Result{Decisions: []caseformat.Decision{refusedLater}}, d); o.known != "memory-single-node-in-group" {
+		t.Fatalf("got %+v", o)
+	}
 	// kubelet's memory on two nodes: not this difference.
 	k.Decisions[0].Containers[0].MemoryNUMA = []int{0, 1}
 	if o := compare(c, k, d); o.agreed {
