@@ -134,7 +134,11 @@ var knownDifferences = []knownDifference{
 		// allocated after the deletion, and only for pods no longer active, which the new
 		// life is). So: the earlier life held a kind of resource that no other pod was given
 		// since. topologyd starts the new life afresh.
-		name: "readmission-reuses-earlier-life",
+		// Recognised at the re-admission even when its own decision agrees: kubelet's
+		// state afterwards (what it reserved, less what it counted as reused) is not what
+		// topologyd's is, and a later pod shows it.
+		name:          "readmission-reuses-earlier-life",
+		evenWhenEqual: true,
 		matches: func(c caseformat.Case, earlier []caseformat.Decision, k, _ caseformat.Decision) bool {
 			if k.Op != "admit" {
 				return false

@@ -75,6 +75,14 @@ func TestReadmissionReusesEarlierLife(t *testing.T) {
 	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
 		t.Fatalf("got %+v", o)
 	}
+	// The re-admission agrees and a later pod shows the difference: known from the
+	// re-admission on.
+	later := caseformat.Decision{Op: "admit", Pod: "c", Reason: "UnexpectedAdmissionError"}
+	k.Decisions = []caseformat.Decision{first, removed, first, admitted("c")}
+	d.Decisions = []caseformat.Decision{first, removed, first, later}
+	if o := compare(c, k, d); o.known != "readmission-reuses-earlier-life" {
+		t.Fatalf("got %+v", o)
+	}
 	// A pod given nothing pinned in between leaves kubelet's bookkeeping alone.
 	shared := admitted("b", caseformat.Container{Name: "app"})
 	k.Decisions = []caseformat.Decision{first, removed, shared, kubeletAgain}
