@@ -22,21 +22,14 @@ case "${1:-}" in
     ;;
 esac
 
-version=$(awk '$1 == "github.com/containerd/containerd/v2" { print $2; exit }' "$module/go.mod")
-if [ -z "$version" ]; then
-  echo "build-containerd: $module/go.mod requires no github.com/containerd/containerd/v2" >&2
-  exit 1
-fi
+version=$(module_version build-containerd "$module" github.com/containerd/containerd/v2)
 key=$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-12)
 bin_dir=$kube_cache/containerd/$version-$key/bin
 if [ "${1:-}" = --print-dir ]; then
   echo "$bin_dir"
   exit 0
 fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "build-containerd: go is not on PATH; Go 1.24 or newer builds containerd" >&2
-  exit 1
-fi
+need_go build-containerd containerd
 # As containerd's own Makefile sets it, so that `containerd --version` names the release.
 ldflags="-s -w -X github.com/containerd/containerd/v2/version.Version=$version"
 ldflags+=" -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"

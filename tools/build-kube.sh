@@ -25,19 +25,10 @@ usage() {
 }
 [ $# -ge 1 ] || usage
 
-if ! command -v go >/dev/null 2>&1; then
-  echo "build-kube: go is not on PATH; Go 1.25 or newer builds the Kubernetes binaries" >&2
-  exit 1
-fi
-
-version=$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 }' "$module/go.mod")
-if [ -z "$version" ]; then
-  echo "build-kube: $module/go.mod has no 'require k8s.io/kubernetes vX.Y.Z' line" >&2
-  exit 1
-fi
+need_go build-kube "the Kubernetes binaries"
+version=$(module_version build-kube "$module" k8s.io/kubernetes)
 key=$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-12)
-cache=$kube_cache
-bin_dir=$cache/$version-$key/bin
+bin_dir=$kube_cache/$version-$key/bin
 
 if [ "$1" = --print-dir ]; then
   [ $# -eq 1 ] || usage

@@ -25,25 +25,17 @@ case "${1:-}" in
     ;;
 esac
 
-version=$(awk '$1 == "k8s.io/kubernetes" { print $2; exit }' "$module/go.mod")
-if [ -z "$version" ]; then
-  echo "build-parity-oracle: $module/go.mod requires no k8s.io/kubernetes" >&2
-  exit 1
-fi
+version=$(module_version build-parity-oracle "$module" k8s.io/kubernetes)
 key=$(cd "$module" && find . -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
   LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
-cache=$kube_cache
-bin_dir=$cache/parity-oracle/$version-$key/bin
+bin_dir=$kube_cache/parity-oracle/$version-$key/bin
 
 if [ "${1:-}" = --print-dir ]; then
   echo "$bin_dir"
   exit 0
 fi
 
-if ! command -v go >/dev/null 2>&1; then
-  echo "build-parity-oracle: go is not on PATH; Go 1.25 or newer builds the oracle" >&2
-  exit 1
-fi
+need_go build-parity-oracle "the parity oracle"
 go_build_cached build-parity-oracle "$module" "$bin_dir" "-s -w" \
   topologyd.test/parity/oracle/cmd/kubelet-oracle topologyd.test/parity/oracle/cmd/parity-compare
 echo "$bin_dir"

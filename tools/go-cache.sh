@@ -8,6 +8,27 @@ fi
 # Where built Kubernetes programs are kept, by version (docs/testing.md).
 kube_cache=${TOPOLOGYD_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/topologyd/kube}
 
+# module_version LABEL MODULE_DIR PATH: the version MODULE_DIR/go.mod requires of module PATH
+# (on a `require PATH vX` line or inside a require block); says so and exits when it has none.
+module_version() {
+  local version
+  version=$(awk -v m="$3" '$1 == "require" && $2 == m { print $3; exit }
+    $1 == m { print $2; exit }' "$2/go.mod")
+  if [ -z "$version" ]; then
+    echo "$1: $2/go.mod requires no $3" >&2
+    exit 1
+  fi
+  echo "$version"
+}
+
+# need_go LABEL WHAT: exits with a message when go is not on PATH.
+need_go() {
+  if ! command -v go >/dev/null 2>&1; then
+    echo "$1: go is not on PATH; Go 1.25 or newer builds $2" >&2
+    exit 1
+  fi
+}
+
 # The name `go build` gives the program of package $1: its last path element, or the one before
 # a major version suffix (go.etcd.io/etcd/server/v3 -> server).
 go_program_name() {

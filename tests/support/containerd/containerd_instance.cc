@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -32,17 +31,6 @@ namespace cri = runtime::v1;
 
 constexpr auto kStartDeadline = std::chrono::seconds(30);
 constexpr auto kCallDeadline = std::chrono::seconds(30);
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Tail(const std::string& text, size_t bytes) {
-  return text.size() <= bytes ? text : "..." + text.substr(text.size() - bytes);
-}
 
 void SetDeadline(grpc::ClientContext& context, std::chrono::seconds deadline) {
   context.set_deadline(std::chrono::system_clock::now() + deadline);

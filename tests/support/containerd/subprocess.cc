@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace topologyd::testing::containerd {
@@ -130,6 +132,17 @@ bool WaitForChild(pid_t pid, std::chrono::milliseconds deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   } while (std::chrono::steady_clock::now() < until);
   return false;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Tail(const std::string& text, size_t bytes) {
+  return text.size() <= bytes ? text : "..." + text.substr(text.size() - bytes);
 }
 
 void StopChild(pid_t& pid, int sig, std::chrono::seconds patience) {

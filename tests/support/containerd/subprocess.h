@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,12 @@ ToolResult RunTool(const std::vector<std::string>& argv, std::chrono::seconds de
 
 // The absolute path of `name` on PATH (or /usr/sbin, /sbin: root's tools), or "" if none.
 std::string FindExecutable(std::string_view name);
+
+// The whole of a file (a server's log, a /proc entry); "" when it cannot be read.
+std::string ReadWholeFile(const std::string& path);
+
+// The last `bytes` of `text`, marked with "..." when cut: a log's end for a failure message.
+std::string Tail(const std::string& text, size_t bytes);
 
 // Starts argv[0] (an absolute path) with stdout and stderr appended to `log_path`. The child
 // gets SIGTERM if this thread exits first, so a test killed mid-way does not leave it

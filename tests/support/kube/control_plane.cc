@@ -7,7 +7,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -23,21 +22,12 @@ namespace topologyd::testing::kube {
 namespace {
 
 namespace fs = std::filesystem;
+using containerd::ReadWholeFile;
 using containerd::SpawnServer;
+using containerd::Tail;
 using containerd::WaitForChild;
 
 constexpr auto kReadyPatience = std::chrono::seconds(120);
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string Tail(const std::string& text, size_t bytes) {
-  return text.size() <= bytes ? text : "..." + text.substr(text.size() - bytes);
-}
 
 }  // namespace
 

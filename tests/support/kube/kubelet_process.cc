@@ -281,11 +281,6 @@ absl::StatusOr<nlohmann::json> KubeletProcess::Pod(const std::string& ns,
   return absl::NotFoundError("kubelet has no pod " + ns + "/" + name);
 }
 
-std::string KubeletProcess::log() const {
-  std::ifstream in(dir_ + "/kubelet.log");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string KubeletProcess::log() const { return containerd::ReadWholeFile(dir_ + "/kubelet.log"); }
 
 }  // namespace topologyd::testing::kube
