@@ -6,13 +6,12 @@
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
 
+#include "lib/cgroup/container_cgroup.h"
 #include "lib/common/absl_fmt.h"
-#include "lib/podspec/cri_estimate.h"
-#include "lib/podspec/resources_annotation.h"
 #include "lib/shim/admission_plan.h"
-#include "lib/shim/container_cgroup.h"
 
 #include "shim/placement_resources.h"
+#include "shim/plan_request.h"
 
 namespace topologyd::shim {
 namespace {
@@ -24,28 +23,11 @@ std::string_view MethodName(std::string_view method) {
                                              : std::string_view();
 }
 
-podspec::CriResources ToCriResources(const cri::LinuxContainerResources& r) {
-  podspec::CriResources out;
-  out.cpu_period = r.cpu_period();
-  out.cpu_quota = r.cpu_quota();
-  out.cpu_shares = r.cpu_shares();
-  out.memory_limit_in_bytes = r.memory_limit_in_bytes();
-  out.oom_score_adj = r.oom_score_adj();
-  out.cpuset_cpus = r.cpuset_cpus();
-  out.cpuset_mems = r.cpuset_mems();
-  for (const cri::HugepageLimit& h : r.hugepage_limits()) {
-    out.hugepage_limits.push_back({h.page_size(), h.limit()});
-  }
-  return out;
-}
-
-// The container's resources estimated from what the CRI carries, for a pod without a full spec;
-// nullopt when the cgroup parent names no QoS class (kubelet's cgroupsPerQOS off).
-std::optional<podspec::Estimate> EstimateOf(const SandboxRecord& sandbox, const std::string& name,
-                                            const cri::LinuxContainerResources& resources) {
-  const std::optional<pod::QosClass> qos = podspec::QosFromCgroupParent(sandbox.cgroup_parent);
-  if (!qos) return std::nullopt;
-  return podspec::EstimateContainer(name, ToCriResources(resources), *qos);
+// Whether topologyd's answer is about the pod (its spec is wrong or missing), not a sign that
+// topologyd could not decide: then the failure policy does not apply.
+bool AnsweredAboutThePod(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInvalidArgument ||
+         status.code() == absl::StatusCode::kFailedPrecondition;
 }
 
 Forward Refuse(absl::Status status) { return Forward{std::move(status), std::string(), nullptr}; }
@@ -131,80 +113,42 @@ SandboxRecord CriHandlers::SandboxFromConfig(const std::string& sandbox_id,
   return s;
 }
 
-pod::Pod CriHandlers::EstimatedPod(const SandboxRecord& sandbox, const pod::Container& estimate) {
-  pod::Pod pod;
-  pod.uid = sandbox.pod_uid;
-  pod.namespace_name = sandbox.namespace_name;
-  pod.name = sandbox.pod_name;
-  pod.annotations = sandbox.annotations;
-  {
-    absl::MutexLock lock(&mu_);
-    pod.containers = book_.Estimates(sandbox.pod_uid);
-  }
-  auto same = std::find_if(pod.containers.begin(), pod.containers.end(),
-                           [&](const pod::Container& c) { return c.name == estimate.name; });
-  if (same == pod.containers.end()) {
-    pod.containers.push_back(estimate);
-  } else {
-    *same = estimate;
-  }
-  return pod;
-}
-
 CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
                                                 const std::string& name,
                                                 const cri::LinuxContainerResources& resources,
                                                 std::optional<Deadline> deadline,
                                                 bool answer_when_decided) {
   Planned plan;
-  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
-  if (!full.ok()) {
-    plan.status = full.status();
-    return plan;
-  }
-  if (!*full) {
-    std::optional<podspec::Estimate> estimate = EstimateOf(sandbox, name, resources);
-    if (!estimate) {
-      plan.status = absl::FailedPreconditionError(fmt::format(
-          "topologyd-shim: pod {}/{} has no spec source and its cgroup parent \"{}\" does not "
-          "name a QoS class (kubelet's cgroupsPerQOS is off?); give it the {} annotation or "
-          "enable the apiServer source",
-          sandbox.namespace_name, sandbox.pod_name, sandbox.cgroup_parent,
-          podspec::kResourcesAnnotation));
-      return plan;
-    }
-    bool first;
-    {
-      absl::MutexLock lock(&mu_);
-      first = book_.ContainersOfPod(sandbox.pod_uid).empty();
-    }
-    if (first) {
-      spdlog::info(
-          "pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates. "
-          "Unknown: {}",
-          sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
-          fmt::join(estimate->unknown, "; "));
-    }
-    plan.estimate = std::move(estimate->container);
-  }
-
-  // A container topologyd holds (a restart, a retried create) is pinned where it is.
+  // A container topologyd holds (a restart, a retried create) is pinned where it is, also
+  // while topologyd restarts.
   if (std::optional<Placement> held = cache_->Find(sandbox.pod_uid, name)) {
     plan.placement = std::move(held);
     return plan;
   }
-  const pod::Pod spec = *full ? **full : EstimatedPod(sandbox, *plan.estimate);
-  absl::StatusOr<pod::Pod> request =
-      PodToAdmit(spec, cache_->HeldContainers(sandbox.pod_uid), name);
-  if (!request.ok()) {
-    // An ephemeral (debug) container is not in the pod spec: nothing to place.
-    spdlog::info("{}; creating it unchanged", request.status().message());
-    return plan;
+  const std::optional<pod::Pod> api_spec = specs_->ApiServerSpec(sandbox);
+  KnownResources known;
+  bool first;
+  {
+    absl::MutexLock lock(&mu_);
+    known = book_.Resources(sandbox.pod_uid);
+    first = book_.ContainersOfPod(sandbox.pod_uid).empty();
   }
-  absl::StatusOr<v1::AdmitResponse> reply =
-      topologyd_->Admit(*request, deadline, answer_when_decided);
+  const planner::RuntimeContainer container{name, ToCriResources(resources)};
+  absl::StatusOr<v1::PlanContainerResponse> reply =
+      topologyd_->PlanContainer(PlanRequest(sandbox, known, container, api_spec,
+                                            DaemonSpecSources(config_), answer_when_decided),
+                                deadline);
   if (!reply.ok()) {
-    if (NeedsPlacement(spec, name) || config_.failure_policy == FailurePolicy::kFail) {
+    if (AnsweredAboutThePod(reply.status())) {
+      plan.status = reply.status();
+      return plan;
+    }
+    // No decision: the failure policy decides, on the spec topologyd would have used.
+    absl::StatusOr<planner::ResolvedSpec> spec =
+        planner::ResolveSpec(RuntimePodOf(sandbox, known), container, api_spec,
+                             DaemonSpecSources(config_), pod::kDefaultMaxContainersPerPod);
+    const bool needs = !spec.ok() || NeedsPlacement(spec->pod, name);
+    if (needs || config_.failure_policy == FailurePolicy::kFail) {
       plan.status = absl::UnavailableError(fmt::format(
           "topologyd-shim: container {} of pod {}/{} is not created until topologyd places it: "
           "{}",
@@ -215,21 +159,39 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     }
     return plan;
   }
-  if (!reply->admitted()) {
-    plan.status = RefusalStatus(reply->reason(), reply->message());
-    return plan;
+  if (first && reply->spec_source() == "estimate") {
+    spdlog::info(
+        "pod {}/{} (uid {}): no full spec; placing its containers from CRI estimates. "
+        "Unknown: {}",
+        sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
+        fmt::join(reply->unknown(), "; "));
   }
-  if (reply->not_yet_durable()) {
+  switch (reply->outcome()) {
+    case v1::PlanContainerResponse::NOT_PLACED:
+      spdlog::info("{}; creating it unchanged", reply->note());
+      return plan;
+    case v1::PlanContainerResponse::REFUSED:
+      plan.status = RefusalStatus(reply->admission().reason(), reply->admission().message());
+      return plan;
+    case v1::PlanContainerResponse::PLACED:
+      break;
+    default:
+      plan.status = absl::UnavailableError(fmt::format(
+          "topologyd-shim: topologyd answered container {} of pod {}/{} with an "
+          "outcome this shim does not know ({})",
+          name, sandbox.namespace_name, sandbox.pod_name, static_cast<int>(reply->outcome())));
+      return plan;
+  }
+  const v1::AdmitResponse& admission = reply->admission();
+  if (admission.not_yet_durable()) {
     // The checkpoint is written while the runtime creates the container.
     plan.durability = std::make_shared<DurabilityWait>();
-    topologyd_->AwaitDurableAsync(*reply, deadline, [wait = plan.durability](absl::Status durable) {
-      wait->Settle(std::move(durable));
-    });
+    topologyd_->AwaitDurableAsync(
+        admission, deadline,
+        [wait = plan.durability](absl::Status durable) { wait->Settle(std::move(durable)); });
   }
-  cache_->PutPod(sandbox.pod_uid, *reply);
-  for (const v1::ContainerAllocation& c : reply->containers()) {
-    if (c.name() == name) plan.placement = PlacementOf(c);
-  }
+  cache_->PutPod(sandbox.pod_uid, admission);
+  plan.placement = PlacementOf(reply->container());
   return plan;
 }
 
@@ -237,17 +199,26 @@ Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Dead
   cri::RunPodSandboxRequest run;
   if (!run.ParseFromString(request)) return Refuse(Undecodable("RunPodSandbox"));
   const SandboxRecord sandbox = SandboxFromConfig("", run.config());
-  absl::StatusOr<std::optional<pod::Pod>> full = specs_->FullSpec(sandbox);
-  if (!full.ok()) return Refuse(full.status());
-  // Without the full spec the containers are learnt one CreateContainer at a time; with it
-  // the whole pod is decided now, as kubelet admits a pod before creating anything.
-  if (*full && !cache_->HoldsPod(sandbox.pod_uid)) {
-    absl::StatusOr<v1::AdmitResponse> reply = topologyd_->Admit(**full, deadline);
+  // With the pod's full spec, topologyd decides the whole pod now, as kubelet admits a pod
+  // before creating anything; without it the containers are learnt one CreateContainer at a
+  // time.
+  if (!cache_->HoldsPod(sandbox.pod_uid)) {
+    const std::optional<pod::Pod> api_spec = specs_->ApiServerSpec(sandbox);
+    absl::StatusOr<v1::PlanContainerResponse> reply = topologyd_->PlanContainer(
+        PlanRequest(sandbox, {}, std::nullopt, api_spec, DaemonSpecSources(config_), false),
+        deadline);
     if (!reply.ok()) {
-      bool needs = false;
-      for (const pod::OrderedContainer& c : pod::StartOrder(**full)) {
-        needs = needs || NeedsPlacement(**full, c.spec->name);
+      if (AnsweredAboutThePod(reply.status())) return Refuse(reply.status());
+      absl::StatusOr<std::optional<planner::ResolvedSpec>> full =
+          planner::FullSpec(RuntimePodOf(sandbox, {}), api_spec, DaemonSpecSources(config_),
+                            pod::kDefaultMaxContainersPerPod);
+      bool needs = !full.ok();
+      if (full.ok() && *full) {
+        for (const pod::OrderedContainer& c : pod::StartOrder((*full)->pod)) {
+          needs = needs || NeedsPlacement((*full)->pod, c.spec->name);
+        }
       }
+      if (full.ok() && !*full) return Forward{absl::OkStatus(), request, nullptr};
       if (needs || config_.failure_policy == FailurePolicy::kFail) {
         return Refuse(absl::UnavailableError(
             fmt::format("topologyd-shim: pod {}/{} is not started until topologyd admits it: {}",
@@ -255,8 +226,12 @@ Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Dead
       }
       return Forward{absl::OkStatus(), request, nullptr};
     }
-    if (!reply->admitted()) return Refuse(RefusalStatus(reply->reason(), reply->message()));
-    cache_->PutPod(sandbox.pod_uid, *reply);
+    if (reply->outcome() == v1::PlanContainerResponse::REFUSED) {
+      return Refuse(RefusalStatus(reply->admission().reason(), reply->admission().message()));
+    }
+    if (reply->outcome() == v1::PlanContainerResponse::PLACED) {
+      cache_->PutPod(sandbox.pod_uid, reply->admission());
+    }
   }
   // A pod with exclusive CPUs: kubelet's static policy runs its sandbox and pod cgroup without
   // a CFS quota (a pod known only from estimates is learnt later: CreateContainer lifts its pod
@@ -275,7 +250,8 @@ void CriHandlers::LiftPodQuota(const SandboxRecord& sandbox) {
     absl::MutexLock lock(&mu_);
     if (!book_.MarkPodQuotaLifted(sandbox.pod_uid)) return;
   }
-  absl::StatusOr<std::string> pod_cgroup = PodCgroup(sandbox.cgroup_parent, config_.cgroup_driver);
+  absl::StatusOr<std::string> pod_cgroup =
+      cgroup::PodCgroup(sandbox.cgroup_parent, config_.cgroup_driver);
   absl::Status lifted = pod_cgroup.ok() ? pod_quota_->Lift(*pod_cgroup) : pod_cgroup.status();
   if (lifted.ok()) {
     spdlog::info("pod {}/{}: pod cgroup {} runs without a CFS quota (exclusive CPUs)",
@@ -361,14 +337,7 @@ void CriHandlers::AfterCreateContainer(const std::string& request, const std::st
   record.name = create.config().metadata().name();
   record.attempt = create.config().metadata().attempt();
   const cri::LinuxContainerResources& sent = create.config().linux().resources();
-  // The pod's source was decided (and kept) when the container was planned; asking again
-  // could wait on the API server, which this must not (AfterOnlyBooks).
-  if (std::optional<std::optional<pod::Pod>> decided = specs_->Decided(sandbox.pod_uid);
-      decided.has_value() && !decided->has_value()) {
-    if (std::optional<podspec::Estimate> estimate = EstimateOf(sandbox, record.name, sent)) {
-      record.estimate = std::move(estimate->container);
-    }
-  }
+  record.resources = ToCriResources(sent);
   absl::MutexLock lock(&mu_);
   if (!sent.cpuset_cpus().empty()) {
     Placement given;
@@ -400,7 +369,7 @@ void CriHandlers::Bind(const ContainerRecord& container) {
   }
   if (!cache_->Find(container.pod_uid, container.name)) return;  // not placed by topologyd
   absl::StatusOr<std::string> cgroup =
-      ContainerCgroup(cgroup_parent, container.id, config_.cgroup_driver, config_.runtime);
+      cgroup::ContainerCgroup(cgroup_parent, container.id, config_.cgroup_driver, config_.runtime);
   if (!cgroup.ok()) {
     spdlog::error("container {} ({}) of pod {} cannot be bound: {}", container.name, container.id,
                   container.pod_uid, cgroup.status().message());
@@ -661,8 +630,8 @@ absl::StatusOr<std::vector<ContainerRecord>> CriHandlers::ReadContainers() {
     }
     if (!sandbox) continue;
     if (!known) {
-      // A container created while the shim was away: what the runtime stored of it is the
-      // estimate's source and the cpuset the runtime was last given.
+      // A container created while the shim was away: what the runtime stored of it is what
+      // topologyd estimates from, and the cpuset the runtime was last given.
       std::optional<cri::LinuxContainerResources> stored = StoredResources(c.id());
       if (!stored) continue;
       known = ContainerRecord{c.id(),
@@ -670,10 +639,7 @@ absl::StatusOr<std::vector<ContainerRecord>> CriHandlers::ReadContainers() {
                               sandbox->pod_uid,
                               c.metadata().name(),
                               c.metadata().attempt(),
-                              std::nullopt};
-      if (std::optional<podspec::Estimate> estimate = EstimateOf(*sandbox, known->name, *stored)) {
-        known->estimate = std::move(estimate->container);
-      }
+                              ToCriResources(*stored)};
       absl::MutexLock lock(&mu_);
       book_.PutContainer(*known);
       if (!stored->cpuset_cpus().empty()) {

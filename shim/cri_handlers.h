@@ -99,7 +99,6 @@ class CriHandlers {
   struct Planned {
     absl::Status status;                         // not OK: answer kubelet with it
     std::optional<Placement> placement;          // nullopt: forward unchanged
-    std::optional<pod::Container> estimate;      // when the pod is estimated
     std::shared_ptr<DurabilityWait> durability;  // only when answered when decided
   };
   // With `answer_when_decided`, topologyd's answer may come before its decision is durable
@@ -111,8 +110,6 @@ class CriHandlers {
   // cgroup's quota unlimited, as kubelet's pod container manager creates it for such a pod. A
   // failure is logged, never kubelet's: the container still runs on its own CPUs.
   void LiftPodQuota(const SandboxRecord& sandbox);
-  // The pod of the book's estimated containers, with `estimate` for its container.
-  pod::Pod EstimatedPod(const SandboxRecord& sandbox, const pod::Container& estimate);
 
   Forward BeforeRunPodSandbox(std::string request, std::optional<Deadline> deadline);
   Forward BeforeCreateContainer(std::string request, std::optional<Deadline> deadline);

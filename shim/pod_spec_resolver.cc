@@ -1,6 +1,5 @@
 #include "shim/pod_spec_resolver.h"
 
-#include "fmt/format.h"
 #include "spdlog/spdlog.h"
 
 #include "lib/common/absl_fmt.h"
@@ -12,7 +11,8 @@ PodSpecResolver::PodSpecResolver(const ShimConfig& config,
                                  std::optional<kube_api::KubeApiClient> api)
     : sources_(config.pod_spec.sources), api_(std::move(api)) {}
 
-absl::StatusOr<std::optional<pod::Pod>> PodSpecResolver::FullSpec(const SandboxRecord& sandbox) {
+std::optional<pod::Pod> PodSpecResolver::ApiServerSpec(const SandboxRecord& sandbox) {
+  if (!api_) return std::nullopt;
   {
     absl::MutexLock lock(&mu_);
     if (auto it = known_.find(sandbox.pod_uid); it != known_.end()) return it->second;
@@ -21,21 +21,10 @@ absl::StatusOr<std::optional<pod::Pod>> PodSpecResolver::FullSpec(const SandboxR
   for (PodSpecSource source : sources_) {
     if (source == PodSpecSource::kEstimate) break;
     if (source == PodSpecSource::kAnnotation) {
-      absl::StatusOr<std::optional<pod::Pod>> from_annotation = podspec::PodFromResourcesAnnotation(
-          sandbox.pod_uid, sandbox.namespace_name, sandbox.pod_name, sandbox.annotations,
-          pod::kDefaultMaxContainersPerPod);
-      if (!from_annotation.ok()) {
-        return absl::InvalidArgumentError(
-            fmt::format("pod {}/{}: annotation {}: {}", sandbox.namespace_name, sandbox.pod_name,
-                        podspec::kResourcesAnnotation, from_annotation.status().message()));
-      }
-      if (*from_annotation) {
-        found = std::move(**from_annotation);
-        break;
-      }
+      // topologyd reads it (and says what is wrong with a malformed one).
+      if (sandbox.annotations.contains(std::string(podspec::kResourcesAnnotation))) break;
       continue;
     }
-    if (!api_) continue;
     absl::StatusOr<pod::Pod> from_api =
         api_->GetPod(sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid);
     if (from_api.ok()) {
@@ -46,16 +35,11 @@ absl::StatusOr<std::optional<pod::Pod>> PodSpecResolver::FullSpec(const SandboxR
     spdlog::warn("pod {}/{} (uid {}): the API server did not give its spec: {}",
                  sandbox.namespace_name, sandbox.pod_name, sandbox.pod_uid,
                  from_api.status().message());
+    break;  // it is the only source the shim asks
   }
   absl::MutexLock lock(&mu_);
   known_[sandbox.pod_uid] = found;
   return found;
-}
-
-std::optional<std::optional<pod::Pod>> PodSpecResolver::Decided(const std::string& pod_uid) {
-  absl::MutexLock lock(&mu_);
-  if (auto it = known_.find(pod_uid); it != known_.end()) return it->second;
-  return std::nullopt;
 }
 
 void PodSpecResolver::Forget(const std::string& pod_uid) {

@@ -54,6 +54,16 @@ absl::StatusOr<v1::AdmitResponse> TopologydClient::Admit(const pod::Pod& pod,
   return response;
 }
 
+absl::StatusOr<v1::PlanContainerResponse> TopologydClient::PlanContainer(
+    const v1::PlanContainerRequest& request, std::optional<Deadline> deadline) {
+  grpc::ClientContext context;
+  Prepare(&context, deadline);
+  v1::PlanContainerResponse response;
+  grpc::Status status = stub_->PlanContainer(&context, request, &response);
+  if (!status.ok()) return Failure(status, "PlanContainer");
+  return response;
+}
+
 void TopologydClient::AwaitDurableAsync(const v1::AdmitResponse& admitted,
                                         std::optional<Deadline> deadline,
                                         std::function<void(absl::Status)> done) {

@@ -31,6 +31,10 @@ class TopologydClient {
   // (AdmitResponse.not_yet_durable): then nothing may be acknowledged before AwaitDurable.
   absl::StatusOr<v1::AdmitResponse> Admit(const pod::Pod& pod, std::optional<Deadline> deadline,
                                           bool answer_when_decided = false);
+  // topologyd's plan for a container about to be created (its PlanContainer). With
+  // request.answer_when_decided, the admission may come before it is on disk, as with Admit.
+  absl::StatusOr<v1::PlanContainerResponse> PlanContainer(const v1::PlanContainerRequest& request,
+                                                          std::optional<Deadline> deadline);
   // Calls `done` once topologyd says everything up to the admission's state generation is on
   // disk, or with why not; on a gRPC thread, or on this one when the call cannot start. It
   // touches nothing of this client, so it may come after the client is gone.

@@ -336,6 +336,16 @@ AllocationsView Engine::ListAllocations() const {
   return ledger_.List();
 }
 
+std::set<std::string> Engine::HeldContainers(const std::string& pod_uid) const {
+  absl::MutexLock lock(&mu_);
+  std::set<std::string> names;
+  const state::State& records = ledger_.Snapshot();
+  if (auto pod = records.pods.find(pod_uid); pod != records.pods.end()) {
+    for (const state::ContainerRecord& c : pod->second.containers) names.insert(c.name);
+  }
+  return names;
+}
+
 EngineUsage Engine::Usage() const {
   // The durable view needs only watch_mu_, for a pointer copy: a scrape never waits for, or
   // holds up, an admission.

@@ -191,6 +191,9 @@ class Engine {
                     const ledger::ReleaseGuard* guard, Completion<uint64_t> done);
   // The allocations now, changes not yet durable included.
   AllocationsView ListAllocations() const;
+  // The names of the pod's containers held now (not yet durable included); empty when the
+  // pod is not admitted.
+  std::set<std::string> HeldContainers(const std::string& pod_uid) const;
 
   // Calls `listener` with the allocations each time a newer state generation becomes
   // durable: on the checkpoint writer, after the replies that write acknowledged were handed

@@ -6,12 +6,14 @@
 
 #include "fmt/format.h"
 
+#include "lib/cgroup/container_cgroup.h"
 #include "lib/cgroup/types.h"
 #include "lib/common/version.h"
 #include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
 #include "lib/rpc/nrt_reply.h"
 #include "lib/rpc/placement_status_proto.h"
+#include "lib/rpc/plan_container_proto.h"
 #include "lib/rpc/pod_proto.h"
 #include "lib/rpc/topology_proto.h"
 
@@ -66,6 +68,7 @@ TopologydService::TopologydService(engine::Engine* engine, const PeerRegistry* p
     : engine_(engine), peers_(peers), daemon_uid_(daemon_uid) {
   ParseRequestsOf("Admit", &TopologydService::Admit);
   ParseRequestsOf("AwaitDurable", &TopologydService::AwaitDurable);
+  ParseRequestsOf("PlanContainer", &TopologydService::PlanContainer);
   ParseRequestsOf("Allocate", &TopologydService::Allocate);
   ParseRequestsOf("Release", &TopologydService::Release);
   ParseRequestsOf("Explain", &TopologydService::Explain);
@@ -272,6 +275,63 @@ grpc::ServerUnaryReactor* TopologydService::Admit(grpc::CallbackServerContext* c
       });
 }
 
+grpc::ServerUnaryReactor* TopologydService::PlanContainer(grpc::CallbackServerContext* context,
+                                                          const v1::PlanContainerRequest* request,
+                                                          v1::PlanContainerResponse* response) {
+  grpc::ServerUnaryReactor* reactor = BeginCall(context);
+  if (grpc::Status allowed = CheckPeer(*context); !allowed.ok()) return FinishNow(reactor, allowed);
+  const size_t max_containers = engine_->config()->limits.containers_per_pod;
+  absl::StatusOr<PlanInput> input = PlanInputFromProto(*request, max_containers);
+  if (!input.ok()) return FinishNow(reactor, ToGrpc(input.status()));
+  absl::StatusOr<std::optional<planner::ResolvedSpec>> spec =
+      planner::FullSpec(input->pod, input->given, input->sources, max_containers);
+  if (spec.ok() && !*spec && input->container) {
+    spec = planner::ResolveSpec(input->pod, *input->container, input->given, input->sources,
+                                max_containers);
+  }
+  if (!spec.ok()) return FinishNow(reactor, ToGrpc(spec.status()));
+  if (!*spec) {
+    // The sandbox of a pod known only from estimates: its containers come one at a time.
+    response->set_outcome(v1::PlanContainerResponse::NOT_PLACED);
+    response->set_note(
+        fmt::format("pod {}/{} has no full spec: its containers are planned as "
+                    "they are created",
+                    input->pod.namespace_name, input->pod.name));
+    return FinishNow(reactor, grpc::Status::OK);
+  }
+  absl::StatusOr<pod::Pod> checked = CheckPlannedPod(**spec, max_containers);
+  if (!checked.ok()) return FinishNow(reactor, ToGrpc(checked.status()));
+  response->set_spec_source((*spec)->source);
+  for (const std::string& gap : (*spec)->unknown) response->add_unknown(gap);
+  const std::string name = input->container ? input->container->name : std::string();
+  absl::StatusOr<pod::Pod> to_admit =
+      name.empty() ? checked
+                   : planner::PodToAdmit(*checked, engine_->HeldContainers(checked->uid), name);
+  if (!to_admit.ok()) {
+    // An ephemeral (debug) container is not in the pod's spec: nothing to place.
+    response->set_outcome(v1::PlanContainerResponse::NOT_PLACED);
+    response->set_note(std::string(to_admit.status().message()));
+    return FinishNow(reactor, grpc::Status::OK);
+  }
+  engine_->AdmitAsync(
+      *to_admit,
+      [this, reactor, response, name](absl::StatusOr<engine::AdmitReply> done) {
+        if (!done.ok()) return Finish(reactor, ToGrpc(done.status()));
+        v1::AdmitResponse* admission = response->mutable_admission();
+        AdmitReplyToProto(*done, engine_->config()->feature_gates, admission);
+        admission->set_instance(engine_->instance());
+        response->set_outcome(admission->admitted() ? v1::PlanContainerResponse::PLACED
+                                                    : v1::PlanContainerResponse::REFUSED);
+        for (const v1::ContainerAllocation& c : admission->containers()) {
+          if (!name.empty() && c.name() == name) *response->mutable_container() = c;
+          if (c.cpu_quota_unlimited()) response->set_pod_cpu_quota_unlimited(true);
+        }
+        Finish(reactor, grpc::Status::OK);
+      },
+      request->answer_when_decided() ? engine::AnswerWhen::kDecided : engine::AnswerWhen::kDurable);
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* TopologydService::AwaitDurable(grpc::CallbackServerContext* context,
                                                          const v1::AwaitDurableRequest* request,
                                                          v1::AwaitDurableResponse* response) {
@@ -312,6 +372,7 @@ grpc::ServerUnaryReactor* TopologydService::Explain(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext* context,
                                                      const v1::AllocateRequest* request,
                                                      v1::AllocateResponse* response) {
+  std::string cgroup_path;
   return AnswerWhenDurable<engine::ContainerView>(
       context,
       [&] {
@@ -325,11 +386,24 @@ grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext
           return s;
         }
         if (request->container_id().empty()) return InvalidArgument("container_id: required");
+        cgroup_path = request->cgroup();
+        if (cgroup_path.empty() && !request->cgroup_parent().empty()) {
+          // The runtime's naming, from the pod cgroup it was given (a front end's shortcut).
+          std::shared_ptr<const config::Config> config = engine_->config();
+          absl::StatusOr<std::string> named =
+              cgroup::ContainerCgroup(request->cgroup_parent(), request->container_id(),
+                                      config->cgroup.driver, config->cgroup.runtime);
+          if (!named.ok()) {
+            return InvalidArgument(
+                fmt::format("cgroup_parent: {}", std::string(named.status().message())));
+          }
+          cgroup_path = *named;
+        }
         return grpc::Status::OK;
       },
       [&](engine::Completion<engine::ContainerView> done) {
         engine_->AllocateAsync(request->pod_uid(), request->container_name(),
-                               request->container_id(), request->cgroup(), std::move(done));
+                               request->container_id(), cgroup_path, std::move(done));
       },
       [this, response](const engine::ContainerView& view) {
         ContainerViewToProto(view, engine_->config()->feature_gates, response->mutable_container());

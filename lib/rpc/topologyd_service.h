@@ -48,6 +48,7 @@ class TopologydService final : public TopologydCallbackService {
   using TopologydCallbackService::GetNodeResourceTopology;
   using TopologydCallbackService::GetTopology;
   using TopologydCallbackService::ListAllocations;
+  using TopologydCallbackService::PlanContainer;
   using TopologydCallbackService::Release;
   using TopologydCallbackService::Status;
   using TopologydCallbackService::WatchAllocations;
@@ -58,6 +59,11 @@ class TopologydService final : public TopologydCallbackService {
   grpc::ServerUnaryReactor* AwaitDurable(grpc::CallbackServerContext* context,
                                          const topologyd::v1::AwaitDurableRequest* request,
                                          topologyd::v1::AwaitDurableResponse* response) override;
+  // Admit for a container the runtime is about to create, from the pod as the runtime shows
+  // it (lib/planner); answered like Admit, or at once when there is nothing to admit.
+  grpc::ServerUnaryReactor* PlanContainer(grpc::CallbackServerContext* context,
+                                          const topologyd::v1::PlanContainerRequest* request,
+                                          topologyd::v1::PlanContainerResponse* response) override;
   grpc::ServerUnaryReactor* Allocate(grpc::CallbackServerContext* context,
                                      const topologyd::v1::AllocateRequest* request,
                                      topologyd::v1::AllocateResponse* response) override;

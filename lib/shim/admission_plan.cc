@@ -6,20 +6,6 @@
 
 namespace topologyd::shim {
 
-absl::StatusOr<pod::Pod> PodToAdmit(const pod::Pod& spec, const std::set<std::string>& held,
-                                    std::string_view container) {
-  if (pod::FindContainer(spec, container) == nullptr) {
-    return absl::NotFoundError(fmt::format("pod {}/{} (uid {}) has no container \"{}\" in its spec",
-                                           spec.namespace_name, spec.name, spec.uid, container));
-  }
-  if (held.empty()) return spec;
-  pod::Pod request = spec;
-  auto keep = [&](const pod::Container& c) { return c.name == container || held.contains(c.name); };
-  std::erase_if(request.init_containers, [&](const pod::Container& c) { return !keep(c); });
-  std::erase_if(request.containers, [&](const pod::Container& c) { return !keep(c); });
-  return request;
-}
-
 bool NeedsPlacement(const pod::Pod& pod, std::string_view container) {
   if (pod::ComputeQos(pod) == pod::QosClass::kGuaranteed) return true;
   const pod::Container* c = pod::FindContainer(pod, container);

@@ -1,11 +1,9 @@
-// What the shim asks topologyd for when kubelet creates a container, and how it answers kubelet
-// when topologyd says no or cannot be reached. The CRI shows a pod one container at a time;
-// these rules turn that into topologyd's whole-pod admission.
+// How the shim answers kubelet when topologyd says no to a container or cannot be reached
+// (what to admit is topologyd's PlanContainer: lib/planner).
 //
 // Pure functions; thread-safe.
 #pragma once
 
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -15,19 +13,6 @@
 #include "lib/pod/pod.h"
 
 namespace topologyd::shim {
-
-// The pod to send to Admit before `container` is created.
-//   `spec`: the whole pod (from the API server or the resources annotation), or the containers
-//     estimated so far (from the CRI resources; the newest one included).
-//   `held`: the names of the pod's containers topologyd holds now; empty when it does not know
-//     the pod.
-// A pod topologyd does not know is admitted whole: kubelet decides all of a pod's containers
-// together. A pod it knows is sent with the containers it holds plus `container`, in spec
-// order: the held ones keep what they hold (Admit is idempotent for them) and a container
-// released since (an init container kubelet removed after it finished) is not allocated
-// again. NOT_FOUND when `spec` has no container of that name.
-absl::StatusOr<pod::Pod> PodToAdmit(const pod::Pod& spec, const std::set<std::string>& held,
-                                    std::string_view container);
 
 // Whether `container` cannot run as intended without topologyd's decision: exclusive CPUs and
 // pinned memory are given only to Guaranteed pods, aligned devices only to containers that

@@ -74,19 +74,20 @@ std::vector<const ContainerRecord*> PodBook::ContainersOfPod(const std::string& 
   return records;
 }
 
-std::vector<pod::Container> PodBook::Estimates(const std::string& pod_uid) const {
-  std::vector<pod::Container> estimates;
+std::vector<std::pair<std::string, podspec::CriResources>> PodBook::Resources(
+    const std::string& pod_uid) const {
+  std::vector<std::pair<std::string, podspec::CriResources>> known;
   for (const ContainerRecord* c : ContainersOfPod(pod_uid)) {
-    if (!c->estimate) continue;
-    auto same = std::find_if(estimates.begin(), estimates.end(),
-                             [&](const pod::Container& e) { return e.name == c->name; });
-    if (same == estimates.end()) {
-      estimates.push_back(*c->estimate);
+    if (!c->resources) continue;
+    auto same =
+        std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == c->name; });
+    if (same == known.end()) {
+      known.emplace_back(c->name, *c->resources);
     } else {
-      *same = *c->estimate;  // a later instance (restart) of the same container
+      same->second = *c->resources;  // a later instance (restart) of the same container
     }
   }
-  return estimates;
+  return known;
 }
 
 }  // namespace topologyd::shim

@@ -1,8 +1,8 @@
 // PodBook: what the shim remembers of the runtime's sandboxes and containers — the pod each
-// belongs to, the cgroup parent kubelet gave it and, for pods whose spec is estimated from the
-// CRI, each container's estimated resources — and the pods whose pod cgroup quota it lifted. It is
-// a cache: a restarted shim rebuilds it from the runtime (resync), so nothing in it must outlive
-// the process.
+// belongs to, the cgroup parent kubelet gave it and each container's CRI resources (what
+// topologyd estimates a pod without a spec from) — and the pods whose pod cgroup quota it lifted.
+// It is a cache: a restarted shim rebuilds it from the runtime (resync), so nothing in it must
+// outlive the process.
 //
 // A plain value; the shim serialises access.
 #pragma once
@@ -12,9 +12,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "lib/pod/pod.h"
+#include "lib/podspec/cri_estimate.h"
 
 namespace topologyd::shim {
 
@@ -34,8 +35,9 @@ struct ContainerRecord {
   std::string pod_uid;
   std::string name;
   uint32_t attempt = 0;
-  // The container's resources estimated from the CRI, when its pod has no better source.
-  std::optional<pod::Container> estimate;
+  // The Linux resources the runtime was asked to create the container with; nullopt when
+  // unknown (the runtime did not say).
+  std::optional<podspec::CriResources> resources;
 };
 
 class PodBook {
@@ -55,9 +57,10 @@ class PodBook {
   // The pod's containers, oldest first.
   std::vector<const ContainerRecord*> ContainersOfPod(const std::string& pod_uid) const;
 
-  // The estimated containers of the pod, in the order they were first created, each with its
-  // newest estimate (a restarted container replaces its earlier instance).
-  std::vector<pod::Container> Estimates(const std::string& pod_uid) const;
+  // The pod's containers with known resources, in the order they were first created, each
+  // with its newest instance's (a restarted container replaces its earlier instance).
+  std::vector<std::pair<std::string, podspec::CriResources>> Resources(
+      const std::string& pod_uid) const;
 
   // True the first time for a pod: the shim lifts a pod cgroup's CFS quota once per pod, not
   // once per container. Forgotten with the pod's last sandbox.

@@ -2,61 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/pod_builder.h"
+
 namespace topologyd::shim {
 namespace {
 
-pod::Container MakeContainer(std::string name, std::string cpu, std::string memory,
-                             bool sidecar = false) {
-  pod::Container c;
-  c.name = std::move(name);
-  c.restart_always = sidecar;
-  if (!cpu.empty()) {
-    c.requests["cpu"] = *pod::Quantity::Parse(cpu);
-    c.limits["cpu"] = *pod::Quantity::Parse(cpu);
-  }
-  if (!memory.empty()) {
-    c.requests["memory"] = *pod::Quantity::Parse(memory);
-    c.limits["memory"] = *pod::Quantity::Parse(memory);
-  }
-  return c;
-}
-
-pod::Pod ThreeContainerPod() {
-  pod::Pod p;
-  p.uid = "u1";
-  p.namespace_name = "ns";
-  p.name = "p";
-  p.init_containers = {MakeContainer("init", "1", "64Mi"),
-                       MakeContainer("side", "1", "64Mi", /*sidecar=*/true)};
-  p.containers = {MakeContainer("app", "2", "64Mi"), MakeContainer("app2", "1", "64Mi")};
-  return p;
-}
-
-std::vector<std::string> Names(const pod::Pod& p) {
-  std::vector<std::string> names;
-  for (const auto& c : p.init_containers) names.push_back(c.name);
-  for (const auto& c : p.containers) names.push_back(c.name);
-  return names;
-}
-
-TEST(PodToAdmitTest, APodTopologydDoesNotKnowIsAdmittedWhole) {
-  absl::StatusOr<pod::Pod> request = PodToAdmit(ThreeContainerPod(), {}, "init");
-  ASSERT_TRUE(request.ok());
-  EXPECT_EQ(*request, ThreeContainerPod());
-}
-
-TEST(PodToAdmitTest, AKnownPodIsSentWithWhatItHoldsPlusTheNewContainerInSpecOrder) {
-  // The init container finished and was released; the app container restarts.
-  absl::StatusOr<pod::Pod> request = PodToAdmit(ThreeContainerPod(), {"side", "app2"}, "app");
-  ASSERT_TRUE(request.ok());
-  EXPECT_EQ(Names(*request), (std::vector<std::string>{"side", "app", "app2"}));
-  EXPECT_TRUE(request->init_containers[0].restart_always);
-}
-
-TEST(PodToAdmitTest, AContainerMissingFromTheSpecIsNotFound) {
-  EXPECT_EQ(PodToAdmit(ThreeContainerPod(), {}, "debugger").status().code(),
-            absl::StatusCode::kNotFound);
-}
+pod::Pod ThreeContainerPod() { return ::topologyd::testing::InitSidecarAndTwoApps(); }
 
 TEST(NeedsPlacementTest, GuaranteedPodsAndDeviceRequestsNeedTopologyd) {
   EXPECT_TRUE(NeedsPlacement(ThreeContainerPod(), "app"));

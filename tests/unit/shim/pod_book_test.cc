@@ -8,39 +8,38 @@
 namespace topologyd::shim {
 namespace {
 
-pod::Container Estimate(std::string name, std::string cpu) {
-  pod::Container c;
-  c.name = std::move(name);
-  c.requests["cpu"] = *pod::Quantity::Parse(cpu);
-  return c;
+podspec::CriResources Shares(int64_t shares) {
+  podspec::CriResources r;
+  r.cpu_shares = shares;
+  return r;
 }
 
 ContainerRecord Record(std::string id, std::string sandbox, std::string name, uint32_t attempt,
-                       std::string cpu) {
-  return ContainerRecord{
-      std::move(id), std::move(sandbox), "u1", name, attempt, Estimate(name, std::move(cpu))};
+                       int64_t shares) {
+  return ContainerRecord{std::move(id), std::move(sandbox), "u1", name, attempt, Shares(shares)};
 }
 
-TEST(PodBookTest, EstimatesKeepCreationOrderAndTheNewestInstanceOfEachContainer) {
+TEST(PodBookTest, ResourcesKeepCreationOrderAndTheNewestInstanceOfEachContainer) {
   PodBook book;
   book.PutSandbox({"s1", "u1", "ns", "p", {}, "/kubepods/podu1", 0});
-  book.PutContainer(Record("c1", "s1", "a", 0, "1"));
-  book.PutContainer(Record("c2", "s1", "b", 0, "2"));
-  book.PutContainer(Record("c3", "s1", "a", 1, "3"));  // a restarted
-  std::vector<pod::Container> estimates = book.Estimates("u1");
-  ASSERT_EQ(estimates.size(), 2u);
-  EXPECT_EQ(estimates[0].name, "a");
-  EXPECT_EQ(estimates[0].requests.at("cpu"), *pod::Quantity::Parse("3"));
-  EXPECT_EQ(estimates[1].name, "b");
-  EXPECT_TRUE(book.Estimates("other").empty());
+  book.PutContainer(Record("c1", "s1", "a", 0, 1024));
+  book.PutContainer(Record("c2", "s1", "b", 0, 2048));
+  book.PutContainer(Record("c3", "s1", "a", 1, 3072));  // a restarted
+  book.PutContainer({"c4", "s1", "u1", "unknown", 0, std::nullopt});
+  auto known = book.Resources("u1");
+  ASSERT_EQ(known.size(), 2u);
+  EXPECT_EQ(known[0].first, "a");
+  EXPECT_EQ(known[0].second.cpu_shares, 3072);
+  EXPECT_EQ(known[1].first, "b");
+  EXPECT_TRUE(book.Resources("other").empty());
 }
 
 TEST(PodBookTest, ForgettingASandboxForgetsItsContainersAndTheNewestSandboxWins) {
   PodBook book;
   book.PutSandbox({"s1", "u1", "ns", "p", {}, "/kubepods/podu1", 0});
   book.PutSandbox({"s2", "u1", "ns", "p", {}, "/kubepods/podu1", 1});
-  book.PutContainer(Record("c1", "s1", "a", 0, "1"));
-  book.PutContainer(Record("c2", "s2", "a", 0, "1"));
+  book.PutContainer(Record("c1", "s1", "a", 0, 1024));
+  book.PutContainer(Record("c2", "s2", "a", 0, 1024));
   EXPECT_EQ(book.SandboxOfPod("u1")->id, "s2");
   book.ForgetSandbox("s1");
   EXPECT_EQ(book.Container("c1"), nullptr);
@@ -52,8 +51,8 @@ TEST(PodBookTest, ForgettingASandboxForgetsItsContainersAndTheNewestSandboxWins)
 
 TEST(PodBookTest, ListsTheIdsOfTheContainersItKnows) {
   PodBook book;
-  book.PutContainer(Record("c1", "s1", "a", 0, "1"));
-  book.PutContainer(Record("c2", "s1", "b", 0, "1"));
+  book.PutContainer(Record("c1", "s1", "a", 0, 1024));
+  book.PutContainer(Record("c2", "s1", "b", 0, 1024));
   EXPECT_EQ(book.ContainerIds(), (std::set<std::string>{"c1", "c2"}));
   book.ForgetContainer("c1");
   EXPECT_EQ(book.ContainerIds(), (std::set<std::string>{"c2"}));

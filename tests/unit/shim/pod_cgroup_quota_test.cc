@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "lib/shim/container_cgroup.h"
+#include "lib/cgroup/container_cgroup.h"
 #include "tests/unit/cgroup/fake_cgroupfs.h"
 
 namespace topologyd::shim {
@@ -47,7 +47,8 @@ TEST(PodCgroupQuotaTest, V1WritesMinusOneIntoThePodsCfsQuota) {
   EXPECT_EQ(quota->version(), CgroupVersion::kV1);
   EXPECT_EQ(quota->path(), tmp.path() + "/cpu,cpuacct");
   // The pod cgroup as the shim finds it: from the sandbox's cgroup parent.
-  absl::StatusOr<std::string> pod = PodCgroup("/kubepods/podu1", cgroup::CgroupDriver::kCgroupfs);
+  absl::StatusOr<std::string> pod =
+      cgroup::PodCgroup("/kubepods/podu1", cgroup::CgroupDriver::kCgroupfs);
   ASSERT_TRUE(pod.ok()) << pod.status();
   ASSERT_TRUE(quota->Lift(*pod).ok());
   const std::string dir = tmp.path() + "/cpu,cpuacct/" + std::string(kPod);
@@ -64,7 +65,7 @@ TEST(PodCgroupQuotaTest, V2WritesMaxAndKeepsThePeriod) {
   std::unique_ptr<PodCgroupQuota> quota = MustOpen(tmp.path(), CgroupVersionSetting::kV2);
   ASSERT_NE(quota, nullptr);
   EXPECT_EQ(quota->version(), CgroupVersion::kV2);
-  ASSERT_EQ(*PodCgroup("kubepods-podu1.slice", cgroup::CgroupDriver::kSystemd), pod);
+  ASSERT_EQ(*cgroup::PodCgroup("kubepods-podu1.slice", cgroup::CgroupDriver::kSystemd), pod);
   ASSERT_TRUE(quota->Lift(pod).ok());
   EXPECT_EQ(ReadText(tmp.path() + "/" + pod + "/cpu.max"), "max 50000");
   // A file that is not cpu.max's format is left alone.

@@ -83,68 +83,46 @@ class PodSpecResolverTest : public ::testing::Test {
 
 TEST_F(PodSpecResolverTest, TheApiServersPodIsTheManifestsAndIsAskedOncePerPod) {
   PodSpecResolver resolver = Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate});
-  EXPECT_FALSE(resolver.Decided(kUid).has_value());
-  absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(Sandbox());
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  ASSERT_TRUE(spec->has_value());
-  EXPECT_EQ(**spec, *pod::ParsePodManifest(kPodJson));
-  ASSERT_TRUE(resolver.FullSpec(Sandbox()).ok());
-  EXPECT_EQ(Requests(), 1);
-  // What was decided, without asking again.
-  EXPECT_EQ(resolver.Decided(kUid), std::optional<std::optional<pod::Pod>>(*spec));
+  std::optional<pod::Pod> spec = resolver.ApiServerSpec(Sandbox());
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(*spec, *pod::ParsePodManifest(kPodJson));
+  EXPECT_EQ(resolver.ApiServerSpec(Sandbox()), spec);
   EXPECT_EQ(Requests(), 1);
   resolver.Forget(kUid);
-  EXPECT_FALSE(resolver.Decided(kUid).has_value());
   EXPECT_EQ(Requests(), 1);
-  ASSERT_TRUE(resolver.FullSpec(Sandbox()).ok());
+  EXPECT_EQ(resolver.ApiServerSpec(Sandbox()), spec);
   EXPECT_EQ(Requests(), 2);
 }
 
-TEST_F(PodSpecResolverTest, AnApiServerThatCannotAnswerFallsThroughToTheEstimateOnce) {
+TEST_F(PodSpecResolverTest, AnApiServerThatCannotAnswerIsAskedOncePerPod) {
   // A uid the API server does not have (the pod was recreated under the same name).
   PodSpecResolver resolver = Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate});
   SandboxRecord other = Sandbox();
   other.pod_uid = "00000000-0000-0000-0000-000000000000";
-  absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(other);
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_FALSE(spec->has_value());
-  ASSERT_TRUE(resolver.FullSpec(other).ok());
+  EXPECT_FALSE(resolver.ApiServerSpec(other).has_value());
+  EXPECT_FALSE(resolver.ApiServerSpec(other).has_value());
   EXPECT_EQ(Requests(), 1) << "the pod keeps the source it was given";
-  // Decided: estimated (a decision without a spec), not "not asked yet".
-  ASSERT_TRUE(resolver.Decided(other.pod_uid).has_value());
-  EXPECT_FALSE(resolver.Decided(other.pod_uid)->has_value());
 
   // Nobody listening.
   PodSpecResolver unreachable =
       Resolver({PodSpecSource::kApiServer, PodSpecSource::kEstimate}, "http://127.0.0.1:1");
-  spec = unreachable.FullSpec(Sandbox());
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_FALSE(spec->has_value());
+  EXPECT_FALSE(unreachable.ApiServerSpec(Sandbox()).has_value());
 }
 
-TEST_F(PodSpecResolverTest, TheAnnotationWinsWhenListedFirstAndAMalformedOneIsAnError) {
+TEST_F(PodSpecResolverTest, ASourceListedBeforeTheApiServerLeavesThePodToTopologyd) {
+  // The annotation, even a malformed one: topologyd reads it and says what is wrong.
   PodSpecResolver resolver = Resolver({PodSpecSource::kAnnotation, PodSpecSource::kApiServer});
-  absl::StatusOr<std::optional<pod::Pod>> spec = resolver.FullSpec(
-      Sandbox({{"topologyd.io/resources",
-                R"({"containers": [{"name": "app", "resources": {"limits": {"cpu": "1"}}}]})"}}));
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  ASSERT_TRUE(spec->has_value());
-  EXPECT_EQ((*spec)->containers.size(), 1u);
-  EXPECT_TRUE((*spec)->init_containers.empty());
+  EXPECT_FALSE(resolver.ApiServerSpec(Sandbox({{"topologyd.io/resources", R"({"containers": 3})"}}))
+                   .has_value());
+  EXPECT_EQ(Requests(), 0);
+  PodSpecResolver estimate_first = Resolver({PodSpecSource::kEstimate, PodSpecSource::kApiServer});
+  EXPECT_FALSE(estimate_first.ApiServerSpec(Sandbox()).has_value());
   EXPECT_EQ(Requests(), 0);
 
-  PodSpecResolver strict = Resolver({PodSpecSource::kAnnotation, PodSpecSource::kApiServer});
-  spec = strict.FullSpec(Sandbox({{"topologyd.io/resources", R"({"containers": 3})"}}));
-  ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(spec.status().message()),
-              ::testing::HasSubstr("annotation topologyd.io/resources: containers: "));
-  EXPECT_EQ(Requests(), 0) << "a malformed annotation is not guessed around";
-
   // Without the annotation, the API server is next.
-  spec = strict.FullSpec(Sandbox());
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_TRUE(spec->has_value());
+  PodSpecResolver annotation_first =
+      Resolver({PodSpecSource::kAnnotation, PodSpecSource::kApiServer});
+  EXPECT_TRUE(annotation_first.ApiServerSpec(Sandbox()).has_value());
   EXPECT_EQ(Requests(), 1);
 }
 

@@ -1,10 +1,10 @@
-#include "lib/shim/container_cgroup.h"
+#include "lib/cgroup/container_cgroup.h"
 
 #include "fmt/format.h"
 
 #include "lib/cgroup/naming.h"
 
-namespace topologyd::shim {
+namespace topologyd::cgroup {
 namespace {
 
 constexpr std::string_view kSliceSuffix = ".slice";
@@ -37,15 +37,14 @@ absl::StatusOr<std::string> ExpandSlice(std::string_view slice) {
 
 // The parent's place in the hierarchy: the path itself for cgroupfs, the expanded slice for
 // systemd ("" for the root slice).
-absl::StatusOr<std::string> ParentPath(std::string_view cgroup_parent,
-                                       cgroup::CgroupDriver driver) {
+absl::StatusOr<std::string> ParentPath(std::string_view cgroup_parent, CgroupDriver driver) {
   while (cgroup_parent.starts_with('/')) cgroup_parent.remove_prefix(1);
   while (cgroup_parent.ends_with('/')) cgroup_parent.remove_suffix(1);
   if (cgroup_parent.empty()) {
     return absl::InvalidArgumentError(
         "the sandbox has no cgroup parent (linux.cgroup_parent); kubelet always names one");
   }
-  if (driver == cgroup::CgroupDriver::kCgroupfs) return std::string(cgroup_parent);
+  if (driver == CgroupDriver::kCgroupfs) return std::string(cgroup_parent);
   const size_t slash = cgroup_parent.rfind('/');
   return ExpandSlice(slash == std::string_view::npos ? cgroup_parent
                                                      : cgroup_parent.substr(slash + 1));
@@ -63,21 +62,21 @@ absl::StatusOr<std::string> Validated(std::string path, std::string_view what,
 }  // namespace
 
 absl::StatusOr<std::string> ContainerCgroup(std::string_view cgroup_parent,
-                                            std::string_view container_id,
-                                            cgroup::CgroupDriver driver, cgroup::Runtime runtime) {
+                                            std::string_view container_id, CgroupDriver driver,
+                                            Runtime runtime) {
   if (absl::Status id = cgroup::ValidateContainerId(container_id); !id.ok()) return id;
   absl::StatusOr<std::string> parent = ParentPath(cgroup_parent, driver);
   if (!parent.ok()) return parent.status();
-  const bool crio = runtime == cgroup::Runtime::kCrio;
+  const bool crio = runtime == Runtime::kCrio;
   const std::string leaf =
-      driver == cgroup::CgroupDriver::kCgroupfs
+      driver == CgroupDriver::kCgroupfs
           ? fmt::format("{}{}", crio ? "crio-" : "", container_id)
           : fmt::format("{}-{}.scope", crio ? "crio" : "cri-containerd", container_id);
   return Validated(parent->empty() ? leaf : fmt::format("{}/{}", *parent, leaf), "container cgroup",
                    cgroup_parent);
 }
 
-absl::StatusOr<std::string> PodCgroup(std::string_view cgroup_parent, cgroup::CgroupDriver driver) {
+absl::StatusOr<std::string> PodCgroup(std::string_view cgroup_parent, CgroupDriver driver) {
   absl::StatusOr<std::string> parent = ParentPath(cgroup_parent, driver);
   if (!parent.ok()) return parent.status();
   if (parent->empty()) {
@@ -87,4 +86,4 @@ absl::StatusOr<std::string> PodCgroup(std::string_view cgroup_parent, cgroup::Cg
   return Validated(*std::move(parent), "pod cgroup", cgroup_parent);
 }
 
-}  // namespace topologyd::shim
+}  // namespace topologyd::cgroup

@@ -1,12 +1,9 @@
-#include "lib/shim/container_cgroup.h"
+#include "lib/cgroup/container_cgroup.h"
 
 #include <gtest/gtest.h>
 
-namespace topologyd::shim {
+namespace topologyd::cgroup {
 namespace {
-
-using cgroup::CgroupDriver;
-using cgroup::Runtime;
 
 TEST(ContainerCgroupTest, CgroupfsAppendsTheIdToTheParentWithoutItsLeadingSlash) {
   EXPECT_EQ(*ContainerCgroup("/kubepods/burstable/pod1234", "abc", CgroupDriver::kCgroupfs,
@@ -61,4 +58,4 @@ TEST(ContainerCgroupTest, ThePodCgroupIsTheContainersWithoutItsLeaf) {
 }
 
 }  // namespace
-}  // namespace topologyd::shim
+}  // namespace topologyd::cgroup
