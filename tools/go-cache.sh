@@ -1,5 +1,5 @@
 # Sourced by the scripts that build or test Go code (tools/build-kube.sh,
-# tools/build-parity-oracle.sh, tests/parity/go_test.sh): Go's caches and the cache of built
+# tools/build-parity-oracle.sh, tests/parity/go_test.sh, tests/nri/go_test.sh): Go's caches and the cache of built
 # Kubernetes programs live under the home directory, and a CI job may run without $HOME set.
 if [ -z "${HOME:-}" ]; then
   HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
@@ -27,6 +27,31 @@ need_go() {
     echo "$1: go is not on PATH; Go 1.25 or newer builds $2" >&2
     exit 1
   fi
+}
+
+# go_or_skip LABEL: for a test script, exits 77 (CTest's skip) when go is not on PATH, or 1
+# when TOPOLOGYD_REQUIRE_COMPONENTS=1 makes that a failure.
+go_or_skip() {
+  command -v go >/dev/null 2>&1 && return 0
+  if [ "${TOPOLOGYD_REQUIRE_COMPONENTS:-0}" = 1 ]; then
+    echo "$1: go is not on PATH (TOPOLOGYD_REQUIRE_COMPONENTS=1 makes this a failure)" >&2
+    exit 1
+  fi
+  echo "$1: skipped: go is not on PATH" >&2
+  exit 77
+}
+
+# go_module_checks LABEL: gofmt, `go vet` and `go test` of the module in the current
+# directory, with go.sum as committed.
+go_module_checks() {
+  local unformatted
+  unformatted=$(gofmt -l .)
+  if [ -n "$unformatted" ]; then
+    echo "$1: not gofmt-formatted: $unformatted" >&2
+    exit 1
+  fi
+  GOFLAGS=-mod=readonly go vet ./...
+  GOFLAGS=-mod=readonly go test -count=1 ./...
 }
 
 # The name `go build` gives the program of package $1: its last path element, or the one before
