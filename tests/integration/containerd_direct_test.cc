@@ -16,6 +16,8 @@
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
+#include "tests/support/grpc_assert.h"
+#include "tests/support/pod_builder.h"
 #include "tests/support/require_component.h"
 
 namespace topologyd::testing::containerd {
@@ -23,27 +25,7 @@ namespace {
 
 namespace cri = runtime::v1;
 
-// The status's message on failure, which ASSERT_TRUE(status.ok()) would not show.
-#define ASSERT_GRPC_OK(expr)                                        \
-  do {                                                              \
-    const grpc::Status grpc_status_ = (expr);                       \
-    ASSERT_TRUE(grpc_status_.ok()) << grpc_status_.error_message(); \
-  } while (false)
-
 pod::Quantity Q(const char* text) { return *pod::Quantity::Parse(text); }
-
-pod::Container Guaranteed(const char* name, const char* cpu, const char* memory) {
-  return {name, false, {}, {{"cpu", Q(cpu)}, {"memory", Q(memory)}}};
-}
-
-pod::Pod OnePod(const char* uid, std::vector<pod::Container> containers) {
-  pod::Pod pod;
-  pod.uid = uid;
-  pod.namespace_name = "default";
-  pod.name = std::string("pod-") + uid;
-  pod.containers = std::move(containers);
-  return pod;
-}
 
 std::string Str(const absl::StatusOr<std::string>& value) {
   return value.ok() ? *value : "<" + value.status().ToString() + ">";

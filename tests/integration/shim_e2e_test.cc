@@ -1,8 +1,8 @@
-// topologyd-shim end to end: a private containerd, a real topologyd on this host's cgroup v1
-// cpuset hierarchy, and the shim between them; a kubelet emulator talks to the shim. After each
-// step the container's process, its cgroup and the runtime's stored resources must show the
-// CPUs topologyd's ListAllocations reports, and an exclusive container and its pod cgroup the
-// CFS quota kubelet's static policy gives them. Skips as the containerd harness does.
+// What only the relay does, end to end (front_end_stack.h: topologyd-shim between the kubelet
+// emulator and a private containerd 1.6, a real topologyd): the pod cgroup's and the sandbox's
+// CFS quota, pod scope, waiting for topologyd and for its checkpoint, a killed shim, and the
+// calls it relays as bytes. The scenarios both front ends share are front_end_e2e_test.cc.
+// Skips as the containerd harness does.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +26,7 @@
 
 #include "lib/pod/pod.h"
 #include "lib/rpc/pod_proto.h"
+#include "tests/integration/front_end_stack.h"
 #include "tests/integration/immutable_directory.h"
 #include "tests/integration/process.h"
 #include "tests/support/containerd/containerd_instance.h"
@@ -33,7 +34,9 @@
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
 #include "tests/support/containerd/subprocess.h"
+#include "tests/support/grpc_assert.h"
 #include "tests/support/node/node_stack.h"
+#include "tests/support/pod_builder.h"
 #include "tests/support/require_component.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
@@ -44,109 +47,19 @@ namespace cri = runtime::v1;
 namespace v1 = ::topologyd::v1;
 using std::chrono::seconds;
 
-#define ASSERT_GRPC_OK(expr)                                        \
-  do {                                                              \
-    const grpc::Status grpc_status_ = (expr);                       \
-    ASSERT_TRUE(grpc_status_.ok()) << grpc_status_.error_message(); \
-  } while (false)
-
 pod::Quantity Q(const char* text) { return *pod::Quantity::Parse(text); }
-
-pod::Container Guaranteed(const char* name, const char* cpu, const char* memory) {
-  return {name, false, {}, {{"cpu", Q(cpu)}, {"memory", Q(memory)}}};
-}
-
-pod::Container Burstable(const char* name, const char* cpu) {
-  return {name, false, {{"cpu", Q(cpu)}}, {}};
-}
 
 pod::Container BurstableWithLimit(const char* name, const char* request, const char* limit) {
   return {name, false, {{"cpu", Q(request)}}, {{"cpu", Q(limit)}}};
 }
 
-pod::Pod OnePod(const std::string& uid, std::vector<pod::Container> containers) {
-  pod::Pod pod;
-  pod.uid = uid;
-  pod.namespace_name = "default";
-  pod.name = "pod-" + uid;
-  pod.containers = std::move(containers);
-  return pod;
-}
-
-std::string Str(const absl::StatusOr<std::string>& value) {
-  return value.ok() ? *value : "<" + value.status().ToString() + ">";
-}
-
-class ShimE2ETest : public ::testing::Test {
+class ShimE2ETest : public ::testing::Test, public FrontEndStack {
  protected:
-  void SetUp() override {
-    if (std::string reason = ContainerdSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
-    auto socket = containerd_.Start();
-    ASSERT_TRUE(socket.ok()) << socket.status();
-    containerd_socket_ = *socket;
-    NodeStackOptions options;
-    options.topologyd_policy =
-        "cpuManagerPolicy: static\n"
-        "reservedSystemCPUs: \"0\"\n"
-        "topologyManagerPolicy: best-effort\n"
-        "topologyManagerScope: " +
-        scope_ + "\nmemoryManagerPolicy: None\n" + feature_gates_;
-    options.shim_config = "failurePolicy: " + failure_policy_ + "\npodSpec: {sources: " + sources_ +
-                          "}\nresync: {period: 1s}\ntopologydTimeout: 3s\n";
-    stack_ = std::make_unique<NodeStack>(dir_.path(), containerd_socket_, options);
-    ASSERT_NO_FATAL_FAILURE(StartTopologyd());
-    ASSERT_NO_FATAL_FAILURE(StartShim());
-    kubelet_ =
-        std::make_unique<KubeletEmulator>(EmulatorOptions{.endpoint = "unix://" + ShimSocket(),
-                                                          .fallback_endpoint = containerd_socket_,
-                                                          .image = containerd_.image_id()});
-  }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartNode(FrontEnd::kRelay)); }
+  void TearDown() override { StopNode(HasFailure()); }
 
-  void TearDown() override {
-    if (kubelet_ != nullptr) {
-      EXPECT_TRUE(kubelet_->Cleanup().ok());
-    }
-    if (HasFailure() && stack_ != nullptr) std::cout << stack_->Logs();
-  }
-
-  std::string TopologydSocket() const { return stack_->topologyd_socket(); }
   std::string ShimSocket() const { return stack_->shim_socket(); }
-
-  void StartTopologyd() {
-    absl::Status started = stack_->StartTopologyd();
-    ASSERT_TRUE(started.ok()) << started;
-  }
-  void StopTopologyd() { stack_->StopTopologyd(SIGTERM); }
-  void StartShim() {
-    absl::Status started = stack_->StartShim();
-    ASSERT_TRUE(started.ok()) << started;
-  }
-
-  grpc::Status Allocations(v1::ListAllocationsResponse* response) {
-    return stack_->Allocations(response);
-  }
-  std::optional<v1::ContainerAllocation> Allocation(const std::string& uid,
-                                                    const std::string& name) {
-    return stack_->Allocation(uid, name);
-  }
-  std::string SharedPool() { return stack_->SharedPool(); }
-
-  // "allowed=X cgroup=Y stored=Z" for container `id`: the kernel's and the runtime's view.
-  std::string Placement(const std::string& id) {
-    pid_t pid = 0;
-    grpc::Status status = kubelet_->ContainerPid(id, &pid);
-    if (!status.ok()) return "<pid: " + status.error_message() + ">";
-    auto dir = CgroupDir(pid, "cpuset");
-    cri::LinuxContainerResources stored;
-    status = kubelet_->StoredResources(id, &stored);
-    return "allowed=" + Str(CpusAllowedList(pid)) +
-           " cgroup=" + (dir.ok() ? Str(ReadCgroupValue(*dir, "cpuset.cpus")) : Str(dir.status())) +
-           " stored=" + (status.ok() ? stored.cpuset_cpus() : "<" + status.error_message() + ">");
-  }
-
-  static std::string Expected(const std::string& cpus) {
-    return "allowed=" + cpus + " cgroup=" + cpus + " stored=" + cpus;
-  }
+  void StartShim() { StartFrontEnd(); }
 
   // Runs `pod` and its container "app", which must come to run on `cpus`; `id` is its id.
   void RunApp(const pod::Pod& pod, const std::string& cpus, std::string* id) {
@@ -154,148 +67,7 @@ class ShimE2ETest : public ::testing::Test {
     ASSERT_GRPC_OK(kubelet_->RunContainer(pod.uid, "app", 0, id));
     ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation(pod.uid, "app", *id, cpus));
   }
-
-  // The CFS quota of pod `uid`'s cgroup in the cpu hierarchy, as kubelet created it (the
-  // emulator) and the shim may have lifted it.
-  std::string PodQuota(const std::string& uid) {
-    absl::StatusOr<std::string> mount = V1MountPoint("cpu");
-    if (!mount.ok()) return Str(mount.status());
-    return Str(ReadCgroupValue(*mount + kubelet_->CgroupParent(uid), "cpu.cfs_quota_us"));
-  }
-
-  // "container=Q pod=P stored=S" for container `id`: the CFS quota of its cgroup, of its pod
-  // cgroup (the container cgroup's parent under the cgroupfs driver) and the runtime's.
-  std::string Quotas(const std::string& id) {
-    pid_t pid = 0;
-    grpc::Status status = kubelet_->ContainerPid(id, &pid);
-    if (!status.ok()) return "<pid: " + status.error_message() + ">";
-    absl::StatusOr<std::string> dir = CgroupDir(pid, "cpu");
-    if (!dir.ok()) return Str(dir.status());
-    cri::LinuxContainerResources stored;
-    status = kubelet_->StoredResources(id, &stored);
-    return "container=" + Str(ReadCgroupValue(*dir, "cpu.cfs_quota_us")) + " pod=" +
-           Str(ReadCgroupValue(std::filesystem::path(*dir).parent_path(), "cpu.cfs_quota_us")) +
-           " stored=" +
-           (status.ok() ? std::to_string(stored.cpu_quota()) : "<" + status.error_message() + ">");
-  }
-
-  // Container `id`, topologyd's container `name` of pod `uid`, runs where topologyd put it: its
-  // process, its cgroup and the runtime's stored resources show the allocation's CPUs, and the
-  // allocation is bound to `id`. Polls, for the effects topologyd and the shim push later.
-  void ExpectOnAllocation(const std::string& uid, const std::string& name, const std::string& id,
-                          const std::string& cpus) {
-    std::string placement;
-    std::optional<v1::ContainerAllocation> allocation;
-    bool settled = PollUntil([&] {
-      allocation = Allocation(uid, name);
-      placement = Placement(id);
-      return allocation && allocation->cpus() == cpus && allocation->container_id() == id &&
-             placement == Expected(cpus);
-    });
-    ASSERT_TRUE(allocation.has_value()) << uid << "/" << name << " not held";
-    EXPECT_EQ(allocation->cpus(), cpus) << uid << "/" << name;
-    EXPECT_EQ(allocation->container_id(), id) << uid << "/" << name;
-    EXPECT_EQ(placement, Expected(cpus)) << uid << "/" << name;
-    EXPECT_TRUE(settled);
-  }
-
-  std::string sources_ = "[estimate]";
-  std::string failure_policy_ = "Fail";
-  std::string scope_ = "container";
-  std::string feature_gates_;      // topologyd's featureGates line, if any
-  ContainerdInstance containerd_;  // outlives everything that uses it
-  std::string containerd_socket_;
-  TempDir dir_;
-  std::unique_ptr<NodeStack> stack_;
-  std::unique_ptr<KubeletEmulator> kubelet_;
 };
-
-// 1. Exclusive CPU for a Guaranteed container; the shared pool shrinks for everyone else, also
-// for a container that ran before, through the runtime, and later updates keep it.
-TEST_F(ShimE2ETest, GuaranteedContainerGetsAnExclusiveCpuAndTheSharedPoolShrinks) {
-  ASSERT_EQ(SharedPool(), "0-1");
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("early", {Burstable("app", "100m")})));
-  std::string early;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("early", "app", 0, &early));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0-1"));
-
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
-  std::string pinned;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
-  EXPECT_TRUE(Allocation("g", "app")->exclusive());
-  EXPECT_EQ(SharedPool(), "0");
-  // The earlier shared container: topologyd writes its cgroup, the shim tells the runtime.
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0"));
-
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("be", {{"app", false, {}, {}}})));
-  std::string best_effort;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("be", "app", 0, &best_effort));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("be", "app", best_effort, "0"));
-
-  // kubelet's updates do not undo topologyd's cpuset: one without a cpuset, and the CPU
-  // manager's with every CPU.
-  cri::LinuxContainerResources shares_only;
-  shares_only.set_cpu_shares(512);
-  ASSERT_GRPC_OK(kubelet_->UpdateResources(early, shares_only));
-  EXPECT_EQ(Placement(early), Expected("0"));
-  ASSERT_GRPC_OK(kubelet_->UpdateCpuset(early, "0-1"));
-  EXPECT_EQ(Placement(early), Expected("0"));
-  ASSERT_GRPC_OK(kubelet_->UpdateCpuset(pinned, "0-1"));
-  EXPECT_EQ(Placement(pinned), Expected("1"));
-}
-
-// 2. A restarted container (new id) keeps its CPUs; kubelet's removal of the old instance
-// releases nothing; removing the pod frees the CPU.
-TEST_F(ShimE2ETest, ARestartKeepsTheCpusAndOnlyThePodsRemovalFreesThem) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("r", {Guaranteed("app", "1", "64Mi")})));
-  std::string first;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 0, &first));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", first, "1"));
-
-  ASSERT_GRPC_OK(kubelet_->StopContainer(first));
-  ASSERT_GRPC_OK(kubelet_->WaitForState(first, cri::CONTAINER_EXITED, seconds(30)));
-  std::string second;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 1, &second));
-  ASSERT_NE(second, first);
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", second, "1"));
-  // Placed from the shim's copy of topologyd's decision, without its CFS quota as before.
-  EXPECT_EQ(Quotas(second), "container=-1 pod=-1 stored=-1");
-
-  // kubelet's garbage collection of the old instance while the new one runs.
-  ASSERT_GRPC_OK(kubelet_->RemoveContainer(first));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", second, "1"));
-  EXPECT_EQ(SharedPool(), "0");
-
-  ASSERT_GRPC_OK(kubelet_->StopPod("r"));
-  ASSERT_GRPC_OK(kubelet_->RemovePod("r"));
-  v1::ListAllocationsResponse response;
-  EXPECT_TRUE(PollUntil([&] { return Allocations(&response).ok() && response.pods().empty(); }))
-      << response.DebugString();
-  EXPECT_EQ(SharedPool(), "0-1");
-}
-
-// 3. A pod that does not fit fails CreateContainer with topologyd's reason.
-TEST_F(ShimE2ETest, APodThatDoesNotFitIsRefusedWithTopologydsReason) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("first", {Guaranteed("app", "1", "64Mi")})));
-  std::string first;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("first", "app", 0, &first));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("first", "app", first, "1"));
-
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("second", {Guaranteed("app", "1", "64Mi")})));
-  std::string second;
-  grpc::Status status = kubelet_->CreateContainer("second", "app", 0, &second);
-  EXPECT_THAT(status.error_code(), ::testing::AnyOf(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                                    grpc::StatusCode::FAILED_PRECONDITION));
-  EXPECT_THAT(status.error_message(), ::testing::StartsWith("topologyd: "));
-  EXPECT_FALSE(Allocation("second", "app").has_value());
-  std::vector<cri::Container> containers;
-  cri::ContainerFilter in_pod;
-  in_pod.set_pod_sandbox_id(kubelet_->SandboxId("second"));
-  ASSERT_GRPC_OK(kubelet_->ListContainers(in_pod, &containers));
-  EXPECT_TRUE(containers.empty());
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("first", "app", first, "1"));
-}
 
 // The pod spec from the topologyd.io/resources annotation: init containers and sidecars are
 // known, so the pod is admitted whole at RunPodSandbox, as kubelet admits it.
@@ -303,74 +75,6 @@ class ShimE2EAnnotationTest : public ShimE2ETest {
  protected:
   ShimE2EAnnotationTest() { sources_ = "[annotation, estimate]"; }
 };
-
-// 4. An init container, a sidecar and an app container, placed as kubelet's static policy
-// places them: the app container reuses the init container's exclusive CPU, the sidecar (not a
-// whole CPU) runs on the shared pool.
-TEST_F(ShimE2EAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
-  pod::Pod pod = OnePod("a", {Guaranteed("app", "1", "64Mi")});
-  pod.init_containers = {Guaranteed("setup", "1", "64Mi"), Guaranteed("proxy", "100m", "32Mi")};
-  pod.init_containers[1].restart_always = true;
-  pod.annotations["topologyd.io/resources"] = R"({
-    "initContainers": [
-      {"name": "setup", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}},
-      {"name": "proxy", "restartPolicy": "Always",
-       "resources": {"limits": {"cpu": "100m", "memory": "32Mi"}}}
-    ],
-    "containers": [{"name": "app", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}]
-  })";
-  // The daemon's own decision for the same pod, before anything is held.
-  v1::ExplainRequest explain;
-  pod::Pod spec = pod;
-  pod::ApplyRequestDefaults(spec);
-  rpc::PodToProto(spec, explain.mutable_pod());
-  v1::ExplainResponse explained;
-  {
-    grpc::ClientContext context;
-    ASSERT_GRPC_OK(stack_->topologyd().Explain(&context, explain, &explained));
-  }
-  ASSERT_TRUE(explained.decision().admitted()) << explained.DebugString();
-
-  ASSERT_GRPC_OK(kubelet_->RunPod(pod));
-  // Admitted with the sandbox: every container is held before any is created, exactly as the
-  // daemon decides the same Pod.
-  v1::ListAllocationsResponse response;
-  ASSERT_GRPC_OK(Allocations(&response));
-  ASSERT_EQ(response.pods_size(), 1) << response.DebugString();
-  ASSERT_EQ(response.pods(0).containers_size(), 3) << response.DebugString();
-  for (const v1::ContainerAllocation& decided : explained.decision().containers()) {
-    auto held = Allocation("a", decided.name());
-    ASSERT_TRUE(held.has_value()) << decided.name();
-    EXPECT_EQ(held->exclusive(), decided.exclusive()) << decided.name();
-    if (decided.exclusive()) {
-      EXPECT_EQ(held->cpus(), decided.cpus()) << decided.name();
-    }
-    EXPECT_EQ(std::vector<int>(held->numa_affinity().begin(), held->numa_affinity().end()),
-              std::vector<int>(decided.numa_affinity().begin(), decided.numa_affinity().end()))
-        << decided.name();
-  }
-
-  std::string setup;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("a", "setup", 0, &setup));
-  ASSERT_GRPC_OK(kubelet_->WaitForState(setup, cri::CONTAINER_EXITED, seconds(30)));
-  cri::LinuxContainerResources stored;
-  ASSERT_GRPC_OK(kubelet_->StoredResources(setup, &stored));
-  EXPECT_EQ(stored.cpuset_cpus(), "1");
-  auto setup_allocation = Allocation("a", "setup");
-  ASSERT_TRUE(setup_allocation.has_value());
-  EXPECT_EQ(setup_allocation->cpus(), "1");
-  EXPECT_TRUE(setup_allocation->exclusive());
-
-  std::string proxy;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("a", "proxy", 0, &proxy));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("a", "proxy", proxy, "0"));
-  EXPECT_FALSE(Allocation("a", "proxy")->exclusive());
-  std::string app;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("a", "app", 0, &app));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("a", "app", app, "1"));
-  EXPECT_TRUE(Allocation("a", "app")->exclusive());
-  EXPECT_EQ(SharedPool(), "0");
-}
 
 // Admitted at RunPodSandbox, a pod with an exclusive container has its pod cgroup's quota
 // lifted and its sandbox's resources forwarded without one before anything runs.
@@ -524,34 +228,6 @@ TEST_F(ShimE2ETest, AContainerWhosePlacementCannotBeWrittenIsRemovedAndItsRetryS
   EXPECT_THAT(ReadFile(state_dir + "/state.json"), ::testing::HasSubstr("\"disk\""));
 }
 
-// With failurePolicy Ignore, a shared-pool container is created while topologyd is down, unpinned;
-// the resync after topologyd is back adopts it: admitted, bound, and following the shared pool.
-class ShimE2EIgnoreTest : public ShimE2ETest {
- protected:
-  ShimE2EIgnoreTest() { failure_policy_ = "Ignore"; }
-};
-
-TEST_F(ShimE2EIgnoreTest, AContainerCreatedWhileTopologydWasDownIsAdoptedWhenItIsBack) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("late", {Burstable("app", "100m")})));
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
-  ASSERT_NO_FATAL_FAILURE(StopTopologyd());
-  std::string late;
-  ASSERT_GRPC_OK(kubelet_->RunContainer("late", "app", 0, &late));
-  cri::LinuxContainerResources stored;
-  ASSERT_GRPC_OK(kubelet_->StoredResources(late, &stored));
-  EXPECT_EQ(stored.cpuset_cpus(), "") << "created unchanged";
-  // A container that needs placement is still refused.
-  std::string pinned;
-  grpc::Status refused = kubelet_->CreateContainer("g", "app", 0, &pinned);
-  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
-
-  ASSERT_NO_FATAL_FAILURE(StartTopologyd());
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("late", "app", late, "0-1"));
-  ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
-  ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("late", "app", late, "0"));
-}
-
 // 6. The shim killed between CreateContainer and StartContainer, and again after the start:
 // the restarted shim binds the container; nothing is lost or held twice.
 TEST_F(ShimE2ETest, AKilledShimLosesNothing) {
@@ -623,7 +299,7 @@ TEST_F(ShimE2ETest, NonInterceptedCallsAreByteIdentical) {
   cri::PodSandboxStatusRequest sandbox_status;
   sandbox_status.set_pod_sandbox_id(kubelet_->SandboxId("p"));
   cri::ImageStatusRequest image_status;
-  image_status.mutable_image()->set_image(containerd_.image_id());
+  image_status.mutable_image()->set_image(containerd_->image_id());
   cri::ListContainersRequest list_containers;
   list_containers.mutable_filter()->set_pod_sandbox_id(kubelet_->SandboxId("p"));
   const std::vector<std::pair<std::string, std::string>> calls = {

@@ -32,7 +32,22 @@ void Write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::trunc) << text;
 }
 
+// How often `needle` occurs in `text`.
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace
+
+std::string BuiltNriPlugin() {
+#ifdef TOPOLOGYD_NRI_BINARY
+  return TOPOLOGYD_NRI_BINARY;
+#else
+  return "";
+#endif
+}
 
 bool PollUntil(const std::function<bool()>& done, std::chrono::seconds patience) {
   const auto until = std::chrono::steady_clock::now() + patience;
@@ -80,6 +95,8 @@ NodeStack::NodeStack(std::string dir, std::string runtime_socket, NodeStackOptio
             "reconcilePeriod: 1s\n" +
             options_.topologyd_policy);
   Write(dir_ + "/shim.yaml", options_.shim_config);
+  if (options_.nri_binary.empty()) options_.nri_binary = BuiltNriPlugin();
+  Write(dir_ + "/nri.yaml", options_.nri_config);
 }
 
 absl::Status NodeStack::Start() {
@@ -133,6 +150,28 @@ absl::Status NodeStack::StartShim() {
   return absl::OkStatus();
 }
 
+absl::Status NodeStack::StartNri(const std::string& nri_socket) {
+  const std::string log = dir_ + "/nri.log";
+  if (options_.nri_binary.empty()) {
+    return absl::FailedPreconditionError("this build has no NRI plugin (TOPOLOGYD_BUILD_NRI)");
+  }
+  // The log is appended to: a restart is registered once its own line is there.
+  const int registered_before = Count(ReadLog(log), "msg=registered");
+  if (absl::Status s =
+          nri_.Start({options_.nri_binary, "--config", dir_ + "/nri.yaml", "--nri-socket",
+                      nri_socket, "--topologyd-socket", topologyd_socket()},
+                     log);
+      !s.ok()) {
+    return s;
+  }
+  if (!PollUntil([&] {
+        return nri_.alive() && Count(ReadLog(log), "msg=registered") > registered_before;
+      })) {
+    return absl::UnavailableError("the NRI plugin did not register:\n" + ReadLog(log));
+  }
+  return absl::OkStatus();
+}
+
 grpc::Status NodeStack::Allocations(v1::ListAllocationsResponse* response) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + seconds(5));
@@ -160,7 +199,7 @@ std::string NodeStack::SharedPool() {
 
 std::string NodeStack::Logs() const {
   return "--- topologyd log\n" + ReadLog(dir_ + "/topologyd.log") + "--- shim log\n" +
-         ReadLog(dir_ + "/shim.log");
+         ReadLog(dir_ + "/shim.log") + "--- NRI plugin log\n" + ReadLog(dir_ + "/nri.log");
 }
 
 }  // namespace topologyd::testing

@@ -1,6 +1,7 @@
 // What a node runs beside the runtime: a real topologyd on this host's cgroup v1 cpuset
-// hierarchy and topologyd-shim relaying to a runtime's CRI socket, as child processes with
-// their configs, sockets and logs in one directory; and topologyd's view of what it holds.
+// hierarchy, and its front end: topologyd-shim relaying to a runtime's CRI socket, or
+// topologyd-nri registered on the runtime's NRI socket; as child processes with their configs,
+// sockets and logs in one directory; and topologyd's view of what it holds.
 // Used by the end-to-end tests and benchmarks against containerd (with the kubelet emulator or
 // a real kubelet).
 #pragma once
@@ -49,6 +50,7 @@ class ServerProcess {
 struct NodeStackOptions {
   std::string topologyd_binary;  // "" = the build's daemon/topologyd
   std::string shim_binary;       // "" = the build's shim/topologyd-shim
+  std::string nri_binary;        // "" = the build's nri/topologyd-nri (TOPOLOGYD_BUILD_NRI)
   // topologyd's policy keys (YAML lines), after the socket, state and cgroup keys the stack
   // sets itself.
   std::string topologyd_policy =
@@ -63,7 +65,15 @@ struct NodeStackOptions {
       "podSpec: {sources: [estimate]}\n"
       "resync: {period: 1s}\n"
       "topologydTimeout: 3s\n";
+  // The NRI plugin's keys (YAML lines) besides its sockets.
+  std::string nri_config =
+      "failurePolicy: Fail\n"
+      "podSpec: {sources: [estimate]}\n"
+      "topologydTimeout: 3s\n";
 };
+
+// The NRI plugin this build made, or "" when it was configured without TOPOLOGYD_BUILD_NRI.
+std::string BuiltNriPlugin();
 
 class NodeStack {
  public:
@@ -79,6 +89,10 @@ class NodeStack {
   // Signals the process and waits for it to exit (SIGKILL after 10 s).
   void StopTopologyd(int sig) { topologyd_.Stop(sig); }
   void StopShim(int sig) { shim_.Stop(sig); }
+  // topologyd-nri on the runtime's NRI socket; returns once it has registered (and the
+  // runtime has synchronised it), or an error with its log.
+  absl::Status StartNri(const std::string& nri_socket);
+  void StopNri(int sig) { nri_.Stop(sig); }
 
   std::string topologyd_socket() const { return dir_ + "/topologyd.sock"; }
   std::string shim_socket() const { return dir_ + "/shim.sock"; }
@@ -91,7 +105,7 @@ class NodeStack {
                                                     const std::string& name);
   // The shared pool, or "<error>".
   std::string SharedPool();
-  // Both logs, for a failed test's output.
+  // Every log, for a failed test's output.
   std::string Logs() const;
 
  private:
@@ -100,6 +114,7 @@ class NodeStack {
   NodeStackOptions options_;
   ServerProcess topologyd_;
   ServerProcess shim_;
+  ServerProcess nri_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Topologyd::Stub> stub_;
 };
