@@ -20,11 +20,11 @@
 #include <gtest/gtest.h>
 
 #include "tests/integration/placement_checks.h"
-#include "tests/integration/process.h"
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/kubelet_emulator.h"
 #include "tests/support/node/node_stack.h"
 #include "tests/support/require_component.h"
+#include "tests/support/temp_dir.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
 
 namespace topologyd::testing::containerd {

@@ -1,8 +1,10 @@
-// A real kubelet (v1.34, built by tools/build-kube.sh) on topologyd-shim, which relays to a
-// private containerd, with a real topologyd on this host's cgroup v1 cpuset hierarchy. kubelet
-// runs standalone on static pods with its own managers off, as docs/shim.md deploys it. Every
-// check reads the running process (/proc/PID/status), its cgroup and kubelet's own view of the
-// pod (its read-only /pods endpoint) against what topologyd's ListAllocations reports.
+// A real kubelet (v1.34, built by tools/build-kube.sh) with a real topologyd on this host's
+// cgroup v1 cpuset hierarchy and either front end: topologyd-shim relaying to a private
+// containerd 1.6, or topologyd-nri registered on a private containerd 2.x with NRI (the
+// KubeletBothFrontEndsTest cases run on both). kubelet runs standalone on static pods with its
+// own managers off, as docs/shim.md and docs/nri.md deploy it. Every check reads the running
+// process (/proc/PID/status), its cgroup and kubelet's own view of the pod (its read-only /pods
+// endpoint) against what topologyd's ListAllocations reports.
 #include <signal.h>
 
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/cpuset/cpuset.h"
+#include "tests/integration/front_end_stack.h"
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/kubelet_emulator.h"
@@ -33,8 +36,10 @@ namespace {
 namespace cri = runtime::v1;
 using containerd::CgroupDir;
 using containerd::ContainerdInstance;
+using containerd::ContainerdOptions;
 using containerd::ContainerdSkipReason;
 using containerd::CpusAllowedList;
+using containerd::FrontEnd;
 using containerd::ReadCgroupValue;
 using kube::KubeletProcess;
 using kube::KubeletSkipReason;
@@ -148,18 +153,36 @@ std::string CfsQuotaOf(containerd::KubeletEmulator& runtime, const std::string& 
 class KubeletE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string reason = ContainerdSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
+    ContainerdOptions options;
+    if (front_end_ == FrontEnd::kNri) {
+      if (containerd::Containerd2BinDir().empty()) {
+        SKIP_OR_FAIL() << "containerd 2.x is not built: run tools/build-containerd.sh and "
+                          "configure with -DTOPOLOGYD_CONTAINERD2_BIN_DIR=DIR";
+      }
+      if (BuiltNriPlugin().empty()) {
+        SKIP_OR_FAIL() << "the NRI plugin is not built: configure with -DTOPOLOGYD_BUILD_NRI=ON";
+      }
+      options = {.bin_dir = containerd::Containerd2BinDir(), .nri = true};
+    }
+    if (std::string reason = ContainerdSkipReason(options); !reason.empty()) {
+      SKIP_OR_FAIL() << reason;
+    }
     if (std::string reason = KubeletSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
-    auto socket = containerd_.Start();
+    containerd_ = std::make_unique<ContainerdInstance>(options);
+    auto socket = containerd_->Start();
     ASSERT_TRUE(socket.ok()) << socket.status();
     stack_ = std::make_unique<NodeStack>(dir_.path(), *socket, stack_options_);
-    absl::Status stack = stack_->Start();
+    absl::Status stack =
+        front_end_ == FrontEnd::kRelay ? stack_->Start() : stack_->StartTopologyd();
+    if (stack.ok() && front_end_ == FrontEnd::kNri)
+      stack = stack_->StartNri(containerd_->nri_socket());
     ASSERT_TRUE(stack.ok()) << stack;
     // A CRI client on containerd itself, for the runtime's view of a container.
     runtime_ = std::make_unique<containerd::KubeletEmulator>(
-        containerd::EmulatorOptions{.endpoint = *socket, .image = containerd_.image_id()});
-    absl::Status started =
-        kubelet_.Start(dir_.File("kubelet"), {.runtime_endpoint = stack_->shim_endpoint()});
+        containerd::EmulatorOptions{.endpoint = *socket, .image = containerd_->image_id()});
+    const std::string endpoint =
+        front_end_ == FrontEnd::kRelay ? stack_->shim_endpoint() : "unix://" + *socket;
+    absl::Status started = kubelet_.Start(dir_.File("kubelet"), {.runtime_endpoint = endpoint});
     ASSERT_TRUE(started.ok()) << started;
   }
 
@@ -172,8 +195,9 @@ class KubeletE2ETest : public ::testing::Test {
     // A kubelet killed in the middle of a call can leave a sandbox that containerd is still
     // setting up or tearing down, whose removal fails for a moment: try a few times.
     absl::Status removed;
-    for (int attempt = 0; attempt < 5 && containerd_.running(); ++attempt) {
-      removed = containerd_.RemoveAllPods();
+    for (int attempt = 0; containerd_ != nullptr && attempt < 5 && containerd_->running();
+         ++attempt) {
+      removed = containerd_->RemoveAllPods();
       if (removed.ok()) break;
       std::this_thread::sleep_for(seconds(1));
     }
@@ -237,17 +261,36 @@ class KubeletE2ETest : public ::testing::Test {
     EXPECT_EQ(held_uids, uids) << response.DebugString();
   }
 
+  // The kubelet shim, or the NRI plugin (set by a fixture's constructor).
+  FrontEnd front_end_ = FrontEnd::kRelay;
   NodeStackOptions stack_options_;
-  ContainerdInstance containerd_;  // outlives everything that uses it
+  std::unique_ptr<ContainerdInstance> containerd_;  // outlives everything that uses it
   TempDir dir_{"tke"};
   std::unique_ptr<NodeStack> stack_;
   std::unique_ptr<containerd::KubeletEmulator> runtime_;
   KubeletProcess kubelet_;
 };
 
+// The cases both front ends must pass alike: the same static pods run on the same CPUs.
+class KubeletBothFrontEndsTest : public KubeletE2ETest,
+                                 public ::testing::WithParamInterface<FrontEnd> {
+ protected:
+  KubeletBothFrontEndsTest() { front_end_ = GetParam(); }
+  // The CFS quota of the pod cgroup of a pod with an exclusive container: lifted by the relay,
+  // as kubelet's static policy does; kubelet's own (`kubelets`) with the NRI plugin, which
+  // cannot change a pod cgroup (docs/nri.md).
+  std::string ExclusivePodQuota(const std::string& kubelets) const {
+    return front_end_ == FrontEnd::kRelay ? "-1" : kubelets;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Both, KubeletBothFrontEndsTest,
+                         ::testing::Values(FrontEnd::kRelay, FrontEnd::kNri),
+                         containerd::FrontEndName);
+
 // A Guaranteed pod gets an exclusive CPU; Burstable and BestEffort pods run on the shared pool,
 // which shrinks for a container that was running before the exclusive pod came.
-TEST_F(KubeletE2ETest, GuaranteedPodIsPinnedAndTheSharedPoolShrinksForRunningContainers) {
+TEST_P(KubeletBothFrontEndsTest, GuaranteedPodIsPinnedAndTheSharedPoolShrinksForRunningContainers) {
   ASSERT_EQ(stack_->SharedPool(), "0-1");
   ASSERT_TRUE(kubelet_
                   .WriteManifest("early", Manifest("early", "uid-early",
@@ -275,7 +318,7 @@ TEST_F(KubeletE2ETest, GuaranteedPodIsPinnedAndTheSharedPoolShrinksForRunningCon
 // with exclusive CPUs, and its pod cgroup, without a CFS quota. kubelet with its managers off
 // sets the quota of the CPU limit on both; topologyd and the shim lift it. A Burstable
 // container with a CPU limit keeps kubelet's quota.
-TEST_F(KubeletE2ETest, ExclusiveContainerAndItsPodRunWithoutCfsQuota) {
+TEST_P(KubeletBothFrontEndsTest, ExclusiveContainerAndItsPodRunWithoutCfsQuota) {
   ASSERT_TRUE(
       kubelet_.WriteManifest("q", Manifest("q", "uid-q", {{.name = "app", .resources = kOneCpu}}))
           .ok());
@@ -289,7 +332,7 @@ TEST_F(KubeletE2ETest, ExclusiveContainerAndItsPodRunWithoutCfsQuota) {
   Running burstable = WaitForRunning("b", "app");
   ASSERT_NO_FATAL_FAILURE(ExpectPinned("uid-q", "app", exclusive.id, "1"));
   EXPECT_TRUE(stack_->Allocation("uid-q", "app")->cpu_quota_unlimited());
-  EXPECT_EQ(CfsQuota(exclusive.id), "container=-1 pod=-1");
+  EXPECT_EQ(CfsQuota(exclusive.id), "container=-1 pod=" + ExclusivePodQuota("100000"));
   EXPECT_EQ(CfsQuota(burstable.id), "container=50000 pod=50000");
 }
 
@@ -372,7 +415,7 @@ TEST_F(KubeletE2EQuotaGateOffTest, ExclusiveContainerKeepsKubeletsCfsQuota) {
 // An init container and a restartable sidecar beside a Guaranteed app container, their specs
 // estimated from the CRI: the fractional init container and sidecar share the pool, the app
 // container gets the exclusive CPU.
-TEST_F(KubeletE2ETest, InitContainerAndSidecarBesideAnExclusiveApp) {
+TEST_P(KubeletBothFrontEndsTest, InitContainerAndSidecarBesideAnExclusiveApp) {
   const char* small = "{limits: {cpu: 100m, memory: 32Mi}}";
   ASSERT_TRUE(
       kubelet_
@@ -430,7 +473,7 @@ TEST_F(KubeletE2EAnnotationTest, PodFromTheAnnotationReusesTheInitContainersCpu)
 }
 
 // A container that crashes is restarted by kubelet (a new container id) on the same CPU.
-TEST_F(KubeletE2ETest, ACrashedContainerIsRestartedOnTheSameCpus) {
+TEST_P(KubeletBothFrontEndsTest, ACrashedContainerIsRestartedOnTheSameCpus) {
   ASSERT_TRUE(
       kubelet_
           .WriteManifest(
@@ -446,7 +489,7 @@ TEST_F(KubeletE2ETest, ACrashedContainerIsRestartedOnTheSameCpus) {
 }
 
 // A removed manifest: kubelet kills the pod, the shim releases it, the CPU is free again.
-TEST_F(KubeletE2ETest, ARemovedManifestReleasesThePod) {
+TEST_P(KubeletBothFrontEndsTest, ARemovedManifestReleasesThePod) {
   ASSERT_TRUE(
       kubelet_.WriteManifest("r", Manifest("r", "uid-r", {{.name = "app", .resources = kOneCpu}}))
           .ok());
@@ -463,7 +506,7 @@ TEST_F(KubeletE2ETest, ARemovedManifestReleasesThePod) {
 
 // A pod topologyd refuses: kubelet shows CreateContainerError with topologyd's reason, keeps
 // retrying, and starts the pod once the CPU it needs is free.
-TEST_F(KubeletE2ETest, ARefusedPodShowsTheReasonAndStartsOnceThereIsRoom) {
+TEST_P(KubeletBothFrontEndsTest, ARefusedPodShowsTheReasonAndStartsOnceThereIsRoom) {
   ASSERT_TRUE(kubelet_
                   .WriteManifest("first", Manifest("first", "uid-first",
                                                    {{.name = "app", .resources = kOneCpu}}))
