@@ -33,6 +33,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include "bench/latency_support.h"
 #include "lib/pod/pod.h"
 #include "tests/support/containerd/containerd_instance.h"
 #include "tests/support/containerd/cri_channel.h"
@@ -42,82 +43,17 @@
 
 namespace {
 
+using topologyd::bench::Check;
+using topologyd::bench::Failure;
+using topologyd::bench::OneCpuPod;
+using topologyd::bench::Percentile;
+using topologyd::bench::Report;
+using topologyd::bench::Server;
+using topologyd::bench::Timed;
 using topologyd::testing::containerd::ContainerdInstance;
 using topologyd::testing::containerd::ContainerdSkipReason;
 using topologyd::testing::containerd::CriChannel;
 using topologyd::testing::containerd::KubeletEmulator;
-using topologyd::testing::containerd::SocketAccepts;
-using topologyd::testing::containerd::SpawnServer;
-using topologyd::testing::containerd::WaitForChild;
-using Clock = std::chrono::steady_clock;
-using Micros = std::chrono::duration<double, std::micro>;
-
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void Check(const grpc::Status& status, const std::string& what) {
-  if (!status.ok()) throw Failure(fmt::format("{}: {}", what, status.error_message()));
-}
-
-// Times one call in microseconds.
-double Timed(const std::function<void()>& call) {
-  const auto start = Clock::now();
-  call();
-  return Micros(Clock::now() - start).count();
-}
-
-double Percentile(std::vector<double> samples, double p) {
-  std::sort(samples.begin(), samples.end());
-  const size_t index = static_cast<size_t>(p * static_cast<double>(samples.size() - 1) + 0.5);
-  return samples[index];
-}
-
-void Report(const std::string& name, const std::vector<double>& samples) {
-  std::cout << fmt::format("  {:<34} n={:<5} p50 {:8.3f} ms  p90 {:8.3f} ms  p99 {:8.3f} ms\n",
-                           name, samples.size(), Percentile(samples, 0.5) / 1000,
-                           Percentile(samples, 0.9) / 1000, Percentile(samples, 0.99) / 1000);
-}
-
-// One container asking for a whole CPU: exclusive when it also has a memory limit (Guaranteed),
-// on the shared pool when not (Burstable).
-topologyd::pod::Pod OneCpuPod(const std::string& uid, bool guaranteed) {
-  topologyd::pod::Pod pod;
-  pod.uid = uid;
-  pod.namespace_name = "bench";
-  pod.name = "pod-" + uid;
-  topologyd::pod::Container c;
-  c.name = "app";
-  c.limits["cpu"] = *topologyd::pod::Quantity::Parse("1");
-  if (guaranteed) c.limits["memory"] = *topologyd::pod::Quantity::Parse("64Mi");
-  pod.containers.push_back(c);
-  topologyd::pod::ApplyRequestDefaults(pod);
-  return pod;
-}
-
-// A server process for the run's length.
-class Server {
- public:
-  Server(const std::vector<std::string>& argv, const std::string& log, const std::string& socket)
-      : pid_(SpawnServer(argv, log)) {
-    const auto until = Clock::now() + std::chrono::seconds(30);
-    while (!SocketAccepts(socket)) {
-      if (Clock::now() > until)
-        throw Failure(fmt::format("{} did not start; see {}", argv[0], log));
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  ~Server() {
-    ::kill(pid_, SIGTERM);
-    if (!WaitForChild(pid_, std::chrono::seconds(10))) {
-      ::kill(pid_, SIGKILL);
-      WaitForChild(pid_, std::chrono::seconds(10));
-    }
-  }
-
- private:
-  pid_t pid_;
-};
 
 // A gRPC server in this process that answers every call with its own request at once: the
 // cheapest extra hop a relay could be.
@@ -353,11 +289,7 @@ int Run(const Options& o) {
         list_over, status_over, Percentile(floor, 0.5) / 1000, create_over,
         Percentile(create_over_rounds, 0.5) / 1000, create_over_after_sandbox);
   }
-  if (o.keep) {
-    std::cout << "logs kept in " << dir << "\n";
-  } else {
-    std::filesystem::remove_all(dir);
-  }
+  topologyd::bench::KeepOrRemove(dir, o.keep);
   return 0;
 }
 
