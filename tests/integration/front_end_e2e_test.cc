@@ -1,7 +1,8 @@
 // The scenarios both front ends must pass alike, each run through the relay (topologyd-shim on
 // containerd 1.6) and through the NRI plugin (topologyd-nri on containerd 2.x): after each
 // step the container's process, its cgroup and the runtime's record show the CPUs topologyd
-// reports, and the same pods get the same CPUs whichever front end asked.
+// reports, the CFS quotas are kubelet's static policy's, and the same pods get the same CPUs
+// whichever front end asked.
 // front_end_stack.h says what runs; shim_e2e_test.cc and nri_e2e_test.cc hold what only one
 // front end does.
 #include <chrono>
@@ -50,7 +51,7 @@ TEST_P(FrontEndE2ETest, GuaranteedContainerGetsAnExclusiveCpuAndTheSharedPoolShr
   ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
   EXPECT_TRUE(Allocation("g", "app")->exclusive());
-  EXPECT_EQ(Quotas(pinned), "container=-1 pod=" + ExclusivePodQuota("100000") + " stored=-1");
+  EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
   EXPECT_EQ(SharedPool(), "0");
   // The earlier shared container: topologyd writes its cgroup, the front end tells the runtime.
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0"));
@@ -86,8 +87,9 @@ TEST_P(FrontEndE2ETest, ARestartKeepsTheCpusAndOnlyThePodsRemovalFreesThem) {
   ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 1, &second));
   ASSERT_NE(second, first);
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", second, "1"));
-  // Placed from the front end's copy of topologyd's decision, without its CFS quota as before.
-  EXPECT_EQ(Quotas(second), "container=-1 pod=" + ExclusivePodQuota("100000") + " stored=-1");
+  // Placed from the front end's copy of topologyd's decision, without its CFS quota as before,
+  // and its pod cgroup without one, as kubelet's static policy runs them.
+  EXPECT_EQ(Quotas(second), "container=-1 pod=-1 stored=-1");
 
   // kubelet's garbage collection of the old instance while the new one runs.
   ASSERT_GRPC_OK(kubelet_->RemoveContainer(first));

@@ -134,13 +134,6 @@ class FrontEndStack {
                           const std::string& cpus) {
     checks_->ExpectOnAllocation(uid, name, id, cpus);
   }
-  // The CFS quota of the pod cgroup of a pod with an exclusive container: lifted by the relay,
-  // as kubelet's static policy does; kept (kubelet's, `kubelets`) by the NRI plugin, which
-  // cannot change a pod cgroup (docs/nri.md).
-  std::string ExclusivePodQuota(const std::string& kubelets) const {
-    return front_end_ == FrontEnd::kRelay ? "-1" : kubelets;
-  }
-
   // Configuration, set by a fixture's constructor.
   std::string sources_ = "[estimate]";
   std::string failure_policy_ = "Fail";

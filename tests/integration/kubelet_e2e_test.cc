@@ -276,12 +276,6 @@ class KubeletBothFrontEndsTest : public KubeletE2ETest,
                                  public ::testing::WithParamInterface<FrontEnd> {
  protected:
   KubeletBothFrontEndsTest() { front_end_ = GetParam(); }
-  // The CFS quota of the pod cgroup of a pod with an exclusive container: lifted by the relay,
-  // as kubelet's static policy does; kubelet's own (`kubelets`) with the NRI plugin, which
-  // cannot change a pod cgroup (docs/nri.md).
-  std::string ExclusivePodQuota(const std::string& kubelets) const {
-    return front_end_ == FrontEnd::kRelay ? "-1" : kubelets;
-  }
 };
 
 INSTANTIATE_TEST_SUITE_P(Both, KubeletBothFrontEndsTest,
@@ -316,7 +310,7 @@ TEST_P(KubeletBothFrontEndsTest, GuaranteedPodIsPinnedAndTheSharedPoolShrinksFor
 
 // kubelet's static policy (DisableCPUQuotaWithExclusiveCPUs, on by default) runs a container
 // with exclusive CPUs, and its pod cgroup, without a CFS quota. kubelet with its managers off
-// sets the quota of the CPU limit on both; topologyd and the shim lift it. A Burstable
+// sets the quota of the CPU limit on both; topologyd and the front end lift it. A Burstable
 // container with a CPU limit keeps kubelet's quota.
 TEST_P(KubeletBothFrontEndsTest, ExclusiveContainerAndItsPodRunWithoutCfsQuota) {
   ASSERT_TRUE(
@@ -332,7 +326,7 @@ TEST_P(KubeletBothFrontEndsTest, ExclusiveContainerAndItsPodRunWithoutCfsQuota) 
   Running burstable = WaitForRunning("b", "app");
   ASSERT_NO_FATAL_FAILURE(ExpectPinned("uid-q", "app", exclusive.id, "1"));
   EXPECT_TRUE(stack_->Allocation("uid-q", "app")->cpu_quota_unlimited());
-  EXPECT_EQ(CfsQuota(exclusive.id), "container=-1 pod=" + ExclusivePodQuota("100000"));
+  EXPECT_EQ(CfsQuota(exclusive.id), "container=-1 pod=-1");
   EXPECT_EQ(CfsQuota(burstable.id), "container=50000 pod=50000");
 }
 

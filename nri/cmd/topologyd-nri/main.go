@@ -22,6 +22,7 @@ import (
 
 	"topologyd.local/nri/internal/config"
 	"topologyd.local/nri/internal/plugin"
+	"topologyd.local/nri/internal/podquota"
 	pb "topologyd.local/nri/internal/topologydv1"
 )
 
@@ -61,7 +62,12 @@ func run() int {
 		return 1
 	}
 	defer conn.Close()
-	p := plugin.New(cfg, log, pb.NewTopologydClient(conn))
+	quota, err := podquota.Open(cfg.Cgroup.Root, cfg.Cgroup.Version, cfg.Cgroup.Driver)
+	if err != nil {
+		log.Error("cannot find where to lift pod cgroups' CFS quota", "error", err)
+		return 1
+	}
+	p := plugin.New(cfg, log, pb.NewTopologydClient(conn), quota)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

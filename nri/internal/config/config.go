@@ -38,9 +38,21 @@ type Config struct {
 	// TopologydTimeout bounds each call to topologyd.
 	TopologydTimeout Duration      `yaml:"topologydTimeout"`
 	FailurePolicy    FailurePolicy `yaml:"failurePolicy"`
+	Cgroup           Cgroup        `yaml:"cgroup"`
 	PodSpec          PodSpec       `yaml:"podSpec"`
 	Resync           Resync        `yaml:"resync"`
 	Log              Log           `yaml:"log"`
+}
+
+// Cgroup says where the plugin lifts the CFS quota of the pod cgroup of a pod with exclusive
+// CPUs, which no NRI adjustment reaches; it writes nothing else.
+type Cgroup struct {
+	// Root is the cgroup filesystem; the cpu controller's hierarchy is found under it.
+	Root string `yaml:"root"`
+	// Version is "auto", "v1" or "v2".
+	Version string `yaml:"version"`
+	// Driver is kubelet's --cgroup-driver, "cgroupfs" or "systemd": how pod cgroups are named.
+	Driver string `yaml:"driver"`
 }
 
 // PodSpec says where topologyd takes a pod's spec from.
@@ -84,6 +96,7 @@ func Default() Config {
 		TopologydSocket:  "/run/topologyd/topologyd.sock",
 		TopologydTimeout: Duration{5 * time.Second},
 		FailurePolicy:    Fail,
+		Cgroup:           Cgroup{Root: "/sys/fs/cgroup", Version: "auto", Driver: "cgroupfs"},
 		PodSpec:          PodSpec{Sources: []string{"annotation", "estimate"}},
 		Resync:           Resync{ReleaseOrphans: true},
 		Log:              Log{Level: "info", Format: "text"},
@@ -140,6 +153,15 @@ func (c *Config) check() []string {
 	// NRI orders plugins by a two-digit index.
 	if n, err := strconv.Atoi(c.PluginIndex); err != nil || len(c.PluginIndex) != 2 || n < 0 {
 		bad("pluginIndex", "%q is not a two-digit index (00-99)", c.PluginIndex)
+	}
+	if !filepath.IsAbs(c.Cgroup.Root) {
+		bad("cgroup.root", "%q is not an absolute path", c.Cgroup.Root)
+	}
+	if c.Cgroup.Version != "auto" && c.Cgroup.Version != "v1" && c.Cgroup.Version != "v2" {
+		bad("cgroup.version", "%q is not auto, v1 or v2", c.Cgroup.Version)
+	}
+	if c.Cgroup.Driver != "cgroupfs" && c.Cgroup.Driver != "systemd" {
+		bad("cgroup.driver", "%q is not cgroupfs or systemd", c.Cgroup.Driver)
 	}
 	if c.FailurePolicy != Fail && c.FailurePolicy != Ignore {
 		bad("failurePolicy", "%q is not Fail or Ignore", c.FailurePolicy)

@@ -17,6 +17,7 @@ func TestTheShippedFileIsTheDefaults(t *testing.T) {
 	if shipped.NRISocket != want.NRISocket || shipped.PluginName != want.PluginName ||
 		shipped.PluginIndex != want.PluginIndex || shipped.TopologydSocket != want.TopologydSocket ||
 		shipped.TopologydTimeout != want.TopologydTimeout || shipped.FailurePolicy != want.FailurePolicy ||
+		shipped.Cgroup != want.Cgroup ||
 		strings.Join(shipped.PodSpec.Sources, ",") != strings.Join(want.PodSpec.Sources, ",") ||
 		shipped.Resync != want.Resync || shipped.Log != want.Log {
 		t.Errorf("config/topologyd-nri.yaml = %+v, defaults = %+v", shipped, want)
@@ -37,6 +38,7 @@ func TestAFileOverridesTheDefaults(t *testing.T) {
 
 func TestEveryProblemIsNamedWithItsKey(t *testing.T) {
 	_, err := Parse([]byte("nriSocket: relative.sock\npluginIndex: '7'\nfailurePolicy: Maybe\n"+
+		"cgroup: {root: sys, version: v3, driver: openrc}\n"+
 		"podSpec: {sources: [apiServer, estimate, estimate]}\nlog: {level: loud, format: xml}\n"), "f.yaml")
 	if err == nil {
 		t.Fatal("accepted")
@@ -44,7 +46,8 @@ func TestEveryProblemIsNamedWithItsKey(t *testing.T) {
 	for _, want := range []string{
 		"f.yaml: nriSocket: \"relative.sock\"", "pluginIndex: \"7\"", "failurePolicy: \"Maybe\"",
 		"podSpec.sources: \"apiServer\"", "podSpec.sources: \"estimate\" is listed twice",
-		"log.level: \"loud\"", "log.format: \"xml\"",
+		"log.level: \"loud\"", "log.format: \"xml\"", "cgroup.root: \"sys\"", "cgroup.version: \"v3\"",
+		"cgroup.driver: \"openrc\"",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("no %q in:\n%v", want, err)

@@ -60,6 +60,9 @@ func (p *Plugin) planContainer(ctx context.Context, pod *api.PodSandbox, ctr *ap
 				pod.GetNamespace()+"/"+pod.GetName(), "uid", pod.GetUid(), "unknown", reply.GetUnknown())
 		}
 		p.putAdmission(pod.GetUid(), reply.GetAdmission())
+		if reply.GetPodCpuQuotaUnlimited() {
+			p.liftPodQuota(pod)
+		}
 		return placementOf(reply.GetContainer()), true, nil
 	case pb.PlanContainerResponse_REFUSED:
 		return placement{}, false, refusal(reply.GetAdmission().GetReason(), reply.GetAdmission().GetMessage())

@@ -12,6 +12,7 @@ import (
 	"github.com/containerd/nri/pkg/stub"
 
 	"topologyd.local/nri/internal/config"
+	"topologyd.local/nri/internal/podquota"
 	pb "topologyd.local/nri/internal/topologydv1"
 )
 
@@ -20,6 +21,7 @@ type Plugin struct {
 	cfg       config.Config
 	log       *slog.Logger
 	topologyd pb.TopologydClient
+	quota     *podquota.Lifter // nil: pod cgroups are not written
 
 	mu sync.Mutex
 	// Set once the stub exists: unsolicited updates go through it.
@@ -30,12 +32,16 @@ type Plugin struct {
 	generation uint64
 	// What the runtime was last given, by container id.
 	given map[string]placement
+	// Pods whose pod cgroup quota was lifted, by uid.
+	quotaLifted map[string]bool
 }
 
-// New makes the plugin; SetUpdater connects it to the stub once that exists.
-func New(cfg config.Config, log *slog.Logger, topologyd pb.TopologydClient) *Plugin {
-	return &Plugin{cfg: cfg, log: log, topologyd: topologyd, book: newBook(),
-		held: map[string]map[string]placement{}, given: map[string]placement{}}
+// New makes the plugin; SetUpdater connects it to the stub once that exists. quota nil: pod
+// cgroups are not written.
+func New(cfg config.Config, log *slog.Logger, topologyd pb.TopologydClient, quota *podquota.Lifter) *Plugin {
+	return &Plugin{cfg: cfg, log: log, topologyd: topologyd, quota: quota, book: newBook(),
+		held: map[string]map[string]placement{}, given: map[string]placement{},
+		quotaLifted: map[string]bool{}}
 }
 
 // SetUpdater gives the plugin the stub's UpdateContainers.
@@ -140,8 +146,39 @@ func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
 		return refusal(reply.GetAdmission().GetReason(), reply.GetAdmission().GetMessage())
 	case pb.PlanContainerResponse_PLACED:
 		p.putAdmission(pod.GetUid(), reply.GetAdmission())
+		if reply.GetPodCpuQuotaUnlimited() {
+			p.liftPodQuota(pod)
+		}
 	}
 	return nil
+}
+
+// liftPodQuota runs the pod cgroup without a CFS quota, once per pod, as kubelet's static policy
+// creates the pod cgroup of a pod with exclusive CPUs. A failure is logged, not the runtime's:
+// the container still runs on its own CPUs.
+func (p *Plugin) liftPodQuota(pod *api.PodSandbox) {
+	if p.quota == nil {
+		return
+	}
+	p.mu.Lock()
+	done := p.quotaLifted[pod.GetUid()]
+	p.quotaLifted[pod.GetUid()] = true
+	p.mu.Unlock()
+	if done {
+		return
+	}
+	podCgroup, err := p.quota.PodCgroup(pod.GetLinux().GetCgroupParent())
+	if err == nil {
+		err = p.quota.Lift(podCgroup)
+	}
+	if err != nil {
+		p.log.Warn("the pod cgroup's CFS quota was not lifted; its exclusive containers keep the pod's quota",
+			"pod", pod.GetNamespace()+"/"+pod.GetName(), "parent", pod.GetLinux().GetCgroupParent(),
+			"hierarchy", p.quota.Hierarchy(), "error", err)
+		return
+	}
+	p.log.Info("pod cgroup runs without a CFS quota (exclusive CPUs)", "pod",
+		pod.GetNamespace()+"/"+pod.GetName(), "cgroup", podCgroup)
 }
 
 // StopPodSandbox releases the pod (its newest sandbox only).
@@ -162,6 +199,9 @@ func (p *Plugin) podSandboxEnds(ctx context.Context, pod *api.PodSandbox, remove
 	isNewest := newest == nil || newest.GetId() == pod.GetId()
 	if removed {
 		p.book.forgetSandbox(pod.GetId())
+		if p.book.newestSandbox(pod.GetUid()) == nil {
+			delete(p.quotaLifted, pod.GetUid())
+		}
 	}
 	_, holds := p.held[pod.GetUid()]
 	p.mu.Unlock()
