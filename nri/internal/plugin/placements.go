@@ -20,6 +20,10 @@ func (p *Plugin) putAdmission(podUID string, admission *pb.AdmitResponse) {
 		pod[c.GetName()] = placementOf(c)
 	}
 	p.held[podUID] = pod
+	// A listing older than this admission must not take it back.
+	if admission.GetStateGeneration() > p.generation {
+		p.generation = admission.GetStateGeneration()
+	}
 }
 
 func (p *Plugin) putContainer(podUID string, c *pb.ContainerAllocation) {
