@@ -82,9 +82,9 @@ absl::StatusOr<std::optional<ResolvedSpec>> FullSpec(const RuntimePod& pod,
     absl::StatusOr<std::optional<pod::Pod>> annotated = podspec::PodFromResourcesAnnotation(
         pod.uid, pod.namespace_name, pod.name, pod.annotations, max_containers);
     if (!annotated.ok()) {
+      // The parser's message names the annotation (or the metadata field) already.
       return absl::InvalidArgumentError(
-          fmt::format("pod {}/{}: annotation {}: {}", pod.namespace_name, pod.name,
-                      podspec::kResourcesAnnotation, annotated.status().message()));
+          fmt::format("pod {}/{}: {}", pod.namespace_name, pod.name, annotated.status().message()));
     }
     if (*annotated) return ResolvedSpec{std::move(**annotated), "annotation", {}};
   }

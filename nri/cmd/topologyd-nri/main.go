@@ -34,8 +34,11 @@ func main() {
 }
 
 func run() int {
-	configPath := flag.String("config", "", "configuration file (default: the built-in defaults)")
-	check := flag.Bool("check-config", false, "validate the configuration and exit")
+	// As topologyd's: -c/--config FILE runs, --check-config FILE validates FILE and exits.
+	configPath := new(string)
+	flag.StringVar(configPath, "config", "", "configuration file (default: the built-in defaults)")
+	flag.StringVar(configPath, "c", "", "shorthand for --config")
+	checkPath := flag.String("check-config", "", "validate this configuration file and exit")
 	showVersion := flag.Bool("version", false, "print the version and exit")
 	nriSocket := flag.String("nri-socket", "", "the runtime's NRI socket (overrides nriSocket)")
 	topologydSocket := flag.String("topologyd-socket", "", "topologyd's socket (overrides topologydSocket)")
@@ -44,14 +47,18 @@ func run() int {
 		fmt.Println("topologyd-nri", version)
 		return 0
 	}
+	if *checkPath != "" {
+		if _, err := loadConfig(*checkPath, *nriSocket, *topologydSocket); err != nil {
+			fmt.Fprintln(os.Stderr, "topologyd-nri:", err)
+			return 2
+		}
+		fmt.Println(*checkPath + ": configuration OK")
+		return 0
+	}
 	cfg, err := loadConfig(*configPath, *nriSocket, *topologydSocket)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "topologyd-nri:", err)
 		return 2
-	}
-	if *check {
-		fmt.Println("configuration OK")
-		return 0
 	}
 	level := new(slog.LevelVar)
 	log := newLogger(cfg.Log, level)

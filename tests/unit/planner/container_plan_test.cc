@@ -88,7 +88,12 @@ TEST(ResolveSpecTest, AMalformedAnnotationIsAnErrorNotAGuess) {
       ResolveSpec(runtime, Guaranteed("app", 2, 1 << 30), std::nullopt, kDefaultSpecSources,
                   pod::kDefaultMaxContainersPerPod);
   EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(spec.status().message().find("topologyd.io/resources"), std::string::npos);
+  const std::string message(spec.status().message());
+  EXPECT_EQ(message.find("pod ns/p: annotation topologyd.io/resources: "), 0u) << message;
+  // The annotation is named once.
+  EXPECT_EQ(message.find("topologyd.io/resources", message.find("topologyd.io/resources") + 1),
+            std::string::npos)
+      << message;
 }
 
 TEST(ResolveSpecTest, TheEstimateHoldsTheKnownContainersWithTheNewestResources) {
