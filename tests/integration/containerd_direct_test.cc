@@ -272,6 +272,11 @@ std::string RuntimeName(const ::testing::TestParamInfo<Runtime>& runtime) {
   return runtime.param == Runtime::kDebian ? "Debian" : "Containerd2";
 }
 
+// For gtest's messages and test listing, which would show the enum's bytes.
+void PrintTo(Runtime runtime, std::ostream* out) {
+  *out << (runtime == Runtime::kDebian ? "Debian" : "Containerd2");
+}
+
 INSTANTIATE_TEST_SUITE_P(Runtimes, ContainerdDirectTest,
                          ::testing::Values(Runtime::kDebian, Runtime::kContainerd2), RuntimeName);
 

@@ -35,6 +35,11 @@ inline std::string FrontEndName(const ::testing::TestParamInfo<FrontEnd>& info) 
   return info.param == FrontEnd::kRelay ? "Relay" : "Nri";
 }
 
+// For gtest's messages and test listing, which would show the enum's bytes.
+inline void PrintTo(FrontEnd front_end, std::ostream* out) {
+  *out << (front_end == FrontEnd::kRelay ? "Relay" : "Nri");
+}
+
 class FrontEndStack {
  protected:
   void StartNode(FrontEnd front_end) {
