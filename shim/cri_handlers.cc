@@ -134,10 +134,9 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     first = book_.ContainersOfPod(sandbox.pod_uid).empty();
   }
   const planner::RuntimeContainer container{name, ToCriResources(resources)};
-  absl::StatusOr<v1::PlanContainerResponse> reply =
-      topologyd_->PlanContainer(PlanRequest(sandbox, known, container, api_spec,
-                                            DaemonSpecSources(config_), answer_when_decided),
-                                deadline);
+  const std::vector<planner::SpecSource> sources = DaemonSpecSources(config_);
+  absl::StatusOr<v1::PlanContainerResponse> reply = topologyd_->PlanContainer(
+      PlanRequest(sandbox, known, container, api_spec, sources, answer_when_decided), deadline);
   if (!reply.ok()) {
     if (AnsweredAboutThePod(reply.status())) {
       plan.status = reply.status();
@@ -145,8 +144,8 @@ CriHandlers::Planned CriHandlers::PlanContainer(const SandboxRecord& sandbox,
     }
     // No decision: the failure policy decides, on the spec topologyd would have used.
     absl::StatusOr<planner::ResolvedSpec> spec =
-        planner::ResolveSpec(RuntimePodOf(sandbox, known), container, api_spec,
-                             DaemonSpecSources(config_), pod::kDefaultMaxContainersPerPod);
+        planner::ResolveSpec(RuntimePodOf(sandbox, known), container, api_spec, sources,
+                             pod::kDefaultMaxContainersPerPod);
     const bool needs = !spec.ok() || NeedsPlacement(spec->pod, name);
     if (needs || config_.failure_policy == FailurePolicy::kFail) {
       plan.status = absl::UnavailableError(fmt::format(
@@ -204,21 +203,22 @@ Forward CriHandlers::BeforeRunPodSandbox(std::string request, std::optional<Dead
   // time.
   if (!cache_->HoldsPod(sandbox.pod_uid)) {
     const std::optional<pod::Pod> api_spec = specs_->ApiServerSpec(sandbox);
+    const std::vector<planner::SpecSource> sources = DaemonSpecSources(config_);
     absl::StatusOr<v1::PlanContainerResponse> reply = topologyd_->PlanContainer(
-        PlanRequest(sandbox, {}, std::nullopt, api_spec, DaemonSpecSources(config_), false),
-        deadline);
+        PlanRequest(sandbox, {}, std::nullopt, api_spec, sources, false), deadline);
     if (!reply.ok()) {
       if (AnsweredAboutThePod(reply.status())) return Refuse(reply.status());
-      absl::StatusOr<std::optional<planner::ResolvedSpec>> full =
-          planner::FullSpec(RuntimePodOf(sandbox, {}), api_spec, DaemonSpecSources(config_),
-                            pod::kDefaultMaxContainersPerPod);
+      // No decision: the failure policy decides, on the spec topologyd would have used. A pod
+      // known only from estimates is not admitted here anyway.
+      absl::StatusOr<std::optional<planner::ResolvedSpec>> full = planner::FullSpec(
+          RuntimePodOf(sandbox, {}), api_spec, sources, pod::kDefaultMaxContainersPerPod);
+      if (full.ok() && !*full) return Forward{absl::OkStatus(), request, nullptr};
       bool needs = !full.ok();
-      if (full.ok() && *full) {
+      if (full.ok()) {
         for (const pod::OrderedContainer& c : pod::StartOrder((*full)->pod)) {
           needs = needs || NeedsPlacement((*full)->pod, c.spec->name);
         }
       }
-      if (full.ok() && !*full) return Forward{absl::OkStatus(), request, nullptr};
       if (needs || config_.failure_policy == FailurePolicy::kFail) {
         return Refuse(absl::UnavailableError(
             fmt::format("topologyd-shim: pod {}/{} is not started until topologyd admits it: {}",

@@ -40,24 +40,35 @@ inline void PrintTo(FrontEnd front_end, std::ostream* out) {
   *out << (front_end == FrontEnd::kRelay ? "Relay" : "Nri");
 }
 
+// The containerd a front end runs beside: Debian's for the relay, 2.x with NRI for the plugin.
+inline ContainerdOptions RuntimeFor(FrontEnd front_end) {
+  if (front_end == FrontEnd::kRelay) return {};
+  return {.bin_dir = Containerd2BinDir(), .nri = true};
+}
+
+// Why `front_end` cannot run here (its containerd or the plugin not built, or the containerd
+// harness's reasons), or "".
+inline std::string FrontEndSkipReason(FrontEnd front_end) {
+  if (front_end == FrontEnd::kNri) {
+    if (Containerd2BinDir().empty()) {
+      return "containerd 2.x is not built: run tools/build-containerd.sh and configure with "
+             "-DTOPOLOGYD_CONTAINERD2_BIN_DIR=DIR";
+    }
+    if (BuiltNriPlugin().empty()) {
+      return "the NRI plugin is not built: configure with -DTOPOLOGYD_BUILD_NRI=ON";
+    }
+  }
+  return ContainerdSkipReason(RuntimeFor(front_end));
+}
+
 class FrontEndStack {
  protected:
   void StartNode(FrontEnd front_end) {
     front_end_ = front_end;
-    ContainerdOptions options;
-    if (front_end == FrontEnd::kNri) {
-      if (Containerd2BinDir().empty()) {
-        SKIP_OR_FAIL() << "containerd 2.x is not built: run tools/build-containerd.sh and "
-                          "configure with -DTOPOLOGYD_CONTAINERD2_BIN_DIR=DIR";
-      }
-      if (BuiltNriPlugin().empty()) {
-        SKIP_OR_FAIL() << "the NRI plugin is not built: configure with -DTOPOLOGYD_BUILD_NRI=ON";
-      }
-      options = {.bin_dir = Containerd2BinDir(), .nri = true};
-    }
-    if (std::string reason = ContainerdSkipReason(options); !reason.empty()) {
+    if (std::string reason = FrontEndSkipReason(front_end); !reason.empty()) {
       SKIP_OR_FAIL() << reason;
     }
+    const ContainerdOptions options = RuntimeFor(front_end);
     containerd_ = std::make_unique<ContainerdInstance>(options);
     auto socket = containerd_->Start();
     ASSERT_TRUE(socket.ok()) << socket.status();

@@ -36,8 +36,6 @@ namespace {
 namespace cri = runtime::v1;
 using containerd::CgroupDir;
 using containerd::ContainerdInstance;
-using containerd::ContainerdOptions;
-using containerd::ContainerdSkipReason;
 using containerd::CpusAllowedList;
 using containerd::FrontEnd;
 using containerd::ReadCgroupValue;
@@ -153,22 +151,11 @@ std::string CfsQuotaOf(containerd::KubeletEmulator& runtime, const std::string& 
 class KubeletE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ContainerdOptions options;
-    if (front_end_ == FrontEnd::kNri) {
-      if (containerd::Containerd2BinDir().empty()) {
-        SKIP_OR_FAIL() << "containerd 2.x is not built: run tools/build-containerd.sh and "
-                          "configure with -DTOPOLOGYD_CONTAINERD2_BIN_DIR=DIR";
-      }
-      if (BuiltNriPlugin().empty()) {
-        SKIP_OR_FAIL() << "the NRI plugin is not built: configure with -DTOPOLOGYD_BUILD_NRI=ON";
-      }
-      options = {.bin_dir = containerd::Containerd2BinDir(), .nri = true};
-    }
-    if (std::string reason = ContainerdSkipReason(options); !reason.empty()) {
+    if (std::string reason = containerd::FrontEndSkipReason(front_end_); !reason.empty()) {
       SKIP_OR_FAIL() << reason;
     }
     if (std::string reason = KubeletSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
-    containerd_ = std::make_unique<ContainerdInstance>(options);
+    containerd_ = std::make_unique<ContainerdInstance>(containerd::RuntimeFor(front_end_));
     auto socket = containerd_->Start();
     ASSERT_TRUE(socket.ok()) << socket.status();
     stack_ = std::make_unique<NodeStack>(dir_.path(), *socket, stack_options_);

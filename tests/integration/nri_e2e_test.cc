@@ -34,17 +34,6 @@ class NriE2ETest : public ::testing::Test, public FrontEndStack {
     }
     return held;
   }
-
-  // How often the plugin has registered with the runtime so far.
-  int Registrations() {
-    const std::string logs = stack_->Logs();
-    int n = 0;
-    for (size_t at = logs.find("msg=registered"); at != std::string::npos;
-         at = logs.find("msg=registered", at + 1)) {
-      ++n;
-    }
-    return n;
-  }
 };
 
 // A plugin killed and started again: a container created while it was away (containerd
@@ -86,10 +75,10 @@ TEST_F(NriE2ETest, AContainerdRestartResynchronisesWithNothingLostOrHeldTwice) {
   ASSERT_GRPC_OK(kubelet_->RunContainer("k", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k", "app", pinned, "1"));
 
-  ASSERT_EQ(Registrations(), 1);
+  ASSERT_EQ(stack_->NriRegistrations(), 1);
   absl::Status restarted = containerd_->Restart();
   ASSERT_TRUE(restarted.ok()) << restarted;
-  EXPECT_TRUE(PollUntil([&] { return Registrations() == 2; })) << stack_->Logs();
+  EXPECT_TRUE(PollUntil([&] { return stack_->NriRegistrations() == 2; })) << stack_->Logs();
 
   ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("s", {Burstable("app", "100m")})));
   std::string shared;

@@ -156,7 +156,7 @@ absl::Status NodeStack::StartNri(const std::string& nri_socket) {
     return absl::FailedPreconditionError("this build has no NRI plugin (TOPOLOGYD_BUILD_NRI)");
   }
   // The log is appended to: a restart is registered once its own line is there.
-  const int registered_before = Count(ReadLog(log), "msg=registered");
+  const int registered_before = NriRegistrations();
   if (absl::Status s =
           nri_.Start({options_.nri_binary, "--config", dir_ + "/nri.yaml", "--nri-socket",
                       nri_socket, "--topologyd-socket", topologyd_socket()},
@@ -164,12 +164,14 @@ absl::Status NodeStack::StartNri(const std::string& nri_socket) {
       !s.ok()) {
     return s;
   }
-  if (!PollUntil([&] {
-        return nri_.alive() && Count(ReadLog(log), "msg=registered") > registered_before;
-      })) {
+  if (!PollUntil([&] { return nri_.alive() && NriRegistrations() > registered_before; })) {
     return absl::UnavailableError("the NRI plugin did not register:\n" + ReadLog(log));
   }
   return absl::OkStatus();
+}
+
+int NodeStack::NriRegistrations() const {
+  return Count(ReadLog(dir_ + "/nri.log"), "msg=registered");
 }
 
 grpc::Status NodeStack::Allocations(v1::ListAllocationsResponse* response) {

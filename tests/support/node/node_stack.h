@@ -93,6 +93,9 @@ class NodeStack {
   // runtime has synchronised it), or an error with its log.
   absl::Status StartNri(const std::string& nri_socket);
   void StopNri(int sig) { nri_.Stop(sig); }
+  // How often the NRI plugin has registered with the runtime so far (its log, appended to
+  // across restarts).
+  int NriRegistrations() const;
 
   std::string topologyd_socket() const { return dir_ + "/topologyd.sock"; }
   std::string shim_socket() const { return dir_ + "/shim.sock"; }
