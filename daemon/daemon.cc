@@ -32,6 +32,8 @@
 #include "lib/engine/engine.h"
 #include "lib/metrics/rpc_timer.h"
 #include "lib/nrt/nrt_file_publisher.h"
+#include "lib/nrt_api/kube_nrt_transport.h"
+#include "lib/nrt_api/nrt_api_publisher.h"
 #include "lib/os/logging.h"
 #include "lib/os/notifier.h"
 #include "lib/os/signals.h"
@@ -135,6 +137,14 @@ std::vector<std::string> HostProblems(const config::Config& config) {
       problems.push_back(problem);
     }
   }
+  // Start-up reads the credentials once; the API server itself need not be reachable.
+  if (config.nrt.api_server) {
+    if (absl::StatusOr<kube_api::KubeApiClient> client =
+            nrt_api::ClientFromConfig(*config.nrt.api_server);
+        !client.ok()) {
+      problems.push_back(std::string(client.status().message()));
+    }
+  }
   // Opening the cgroup root only opens and reads (the version, the cpuset hierarchy); writes
   // start with the first reconcile. Start-up opens it even with `apply: false`.
   absl::StatusOr<std::unique_ptr<engine::CpusetEnforcer>> enforcer =
@@ -143,6 +153,19 @@ std::vector<std::string> HostProblems(const config::Config& config) {
     problems.push_back(fmt::format("cgroup.root: {}", enforcer.status().message()));
   }
   return problems;
+}
+
+metrics::NrtPublishFigures PublishFigures(const nrt_api::NrtApiPublishStatus& status) {
+  metrics::NrtPublishFigures f{
+      .publishes = status.publishes,
+      .failed_publishes = status.failed_publishes,
+      .consecutive_failures = status.consecutive_failures,
+      .last_delay_seconds = static_cast<double>(status.last_delay.count()) / 1e6};
+  if (status.last_success_time) {
+    f.last_success_unix_seconds =
+        std::chrono::duration<double>(status.last_success_time->time_since_epoch()).count();
+  }
+  return f;
 }
 
 }  // namespace
@@ -202,6 +225,7 @@ std::span<const Daemon::Step> Daemon::Steps() {
       {"metrics", &Daemon::CreateMetrics, nullptr},
       {"engine", &Daemon::StartEngine, &Daemon::StopEngine},
       {"NRT file", &Daemon::StartNrtFile, &Daemon::StopNrtFile},
+      {"NRT publisher", &Daemon::StartNrtApi, &Daemon::StopNrtApi},
       {"metrics endpoint", &Daemon::StartMetricsEndpoint, &Daemon::StopMetricsEndpoint},
       {"Placement sync", &Daemon::StartPlacementSync, &Daemon::StopPlacementSync},
       {"gRPC server", &Daemon::StartServer, &Daemon::StopServer},
@@ -325,13 +349,18 @@ absl::Status Daemon::CreateMetrics() {
 absl::Status Daemon::StartMetricsEndpoint() {
   if (!metrics_) return absl::OkStatus();
   const engine::Engine* engine = engine_.get();
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables = {
+      metrics_->registry(), std::make_shared<metrics::EngineCollector>([engine] {
+        return std::make_optional(metrics::SnapshotOf(*engine));
+      }),
+      std::make_shared<metrics::BuildInfoCollector>()};
+  // The publisher started before this endpoint and stops after it.
+  if (const nrt_api::NrtApiPublisher* publisher = nrt_api_.get()) {
+    collectables.push_back(std::make_shared<metrics::NrtPublishCollector>(
+        [publisher] { return PublishFigures(publisher->Status()); }));
+  }
   absl::StatusOr<std::unique_ptr<metrics::MetricsEndpoint>> endpoint =
-      metrics::MetricsEndpoint::Start(
-          config_->metrics.listen,
-          {metrics_->registry(), std::make_shared<metrics::EngineCollector>([engine] {
-             return std::make_optional(metrics::SnapshotOf(*engine));
-           }),
-           std::make_shared<metrics::BuildInfoCollector>()});
+      metrics::MetricsEndpoint::Start(config_->metrics.listen, std::move(collectables));
   if (!endpoint.ok()) {
     spdlog::critical("cannot start: {}", endpoint.status().message());
     return endpoint.status();
@@ -386,6 +415,38 @@ absl::Status Daemon::StopNrtFile() {
   return absl::OkStatus();
 }
 
+// The NodeResourceTopology object in the API server (`nrt.apiServer`), when configured: applied
+// at once, then after every acknowledged change and every resyncPeriod, on its own thread.
+// Start-up waits for nothing but the credentials.
+absl::Status Daemon::StartNrtApi() {
+  if (!config_->nrt.api_server) return absl::OkStatus();
+  const config::NrtApiServerConfig& api = *config_->nrt.api_server;
+  absl::StatusOr<kube_api::KubeApiClient> client = nrt_api::ClientFromConfig(api);
+  if (!client.ok()) {
+    spdlog::critical("cannot start: {}", client.status().message());
+    return client.status();
+  }
+  const std::string server = client->config().server;
+  nrt_api_ = nrt_api::NrtApiPublisher::Start(
+      {.engine = engine_.get(),
+       .transport = std::make_unique<nrt_api::KubeNrtTransport>(*std::move(client)),
+       .server = server,
+       .resync_period = api.resync_period,
+       .log_info = [](const std::string& line) { spdlog::info("{}", line); },
+       .log_error = [](const std::string& line) { spdlog::error("{}", line); }});
+  spdlog::info("NodeResourceTopology: publishing to {} (resync every {})", server,
+               config::FormatDuration(api.resync_period));
+  return absl::OkStatus();
+}
+
+// After the server has drained, as for the file: the last answered change is applied once.
+absl::Status Daemon::StopNrtApi() {
+  if (!nrt_api_) return absl::OkStatus();
+  engine_->Flush().IgnoreError();
+  nrt_api_->Stop();
+  return absl::OkStatus();
+}
+
 // The OpenStack Placement tree (`placement`), when configured: synced on its own thread, at
 // once, after reloads that change it and every syncPeriod. Start-up does not wait for it.
 absl::Status Daemon::StartPlacementSync() {
@@ -418,6 +479,10 @@ absl::Status Daemon::StartServer() {
   if (placement_) {
     placement::PlacementSyncer* syncer = placement_.get();
     service_->SetPlacementStatusSource([syncer] { return syncer->Status(); });
+  }
+  if (nrt_api_) {
+    nrt_api::NrtApiPublisher* publisher = nrt_api_.get();
+    service_->SetNrtApiStatusSource([publisher] { return publisher->Status(); });
   }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -570,6 +635,7 @@ void Daemon::Reload() {
   LogReload(record, config_path_);
   // Device pools and nrt.nodeName reload live; the object shows them.
   if (nrt_file_) nrt_file_->Refresh();
+  if (nrt_api_) nrt_api_->Refresh();
   // The placement keys and device pools reload live; the syncer publishes a changed tree.
   if (placement_) placement_->Refresh();
   std::shared_ptr<const config::Config> now = engine_->config();

@@ -21,6 +21,7 @@
 #include "lib/metrics/http_endpoint.h"
 #include "lib/metrics/metrics.h"
 #include "lib/nrt/nrt_file_publisher.h"
+#include "lib/nrt_api/nrt_api_publisher.h"
 #include "lib/os/notifier.h"
 #include "lib/placement/placement_syncer.h"
 #include "lib/podresources/pod_resources_server.h"
@@ -72,6 +73,8 @@ class Daemon {
   absl::Status StopEngine();
   absl::Status StartNrtFile();
   absl::Status StopNrtFile();
+  absl::Status StartNrtApi();
+  absl::Status StopNrtApi();
   absl::Status StartPlacementSync();
   absl::Status StopPlacementSync();
   absl::Status StartServer();
@@ -98,7 +101,8 @@ class Daemon {
   // `metrics` is not configured.
   std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<nrt::NrtFilePublisher> nrt_file_;  // with `nrt.file` only
+  std::unique_ptr<nrt::NrtFilePublisher> nrt_file_;    // with `nrt.file` only
+  std::unique_ptr<nrt_api::NrtApiPublisher> nrt_api_;  // with `nrt.apiServer` only
   std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;
   std::unique_ptr<placement::PlacementSyncer> placement_;  // with `placement` only
   rpc::PeerRegistry peers_;

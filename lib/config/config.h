@@ -108,11 +108,25 @@ struct PodResourcesConfig {
   friend bool operator==(const PodResourcesConfig&, const PodResourcesConfig&) = default;
 };
 
+// `kubeconfig` naming the in-cluster service account instead of a file.
+inline constexpr std::string_view kInCluster = "in-cluster";
+
+// `nrt.apiServer`: the object published to the Kubernetes API server (docs/cluster.md).
+// Restart-only.
+struct NrtApiServerConfig {
+  std::string kubeconfig;  // absolute path, or kInCluster
+  std::chrono::milliseconds resync_period{std::chrono::minutes(1)};
+  std::chrono::milliseconds timeout{std::chrono::seconds(5)};  // per request
+  friend bool operator==(const NrtApiServerConfig&, const NrtApiServerConfig&) = default;
+};
+
 // `nrt`: the node's NodeResourceTopology object kept current in a file for a node-local
-// publisher (docs/operations.md, "Publishing NodeResourceTopology"). Off while `file` is empty.
+// publisher (docs/operations.md, "Publishing NodeResourceTopology") and in the API server.
+// Each is off until configured.
 struct NrtConfig {
   std::string file;       // absolute path, rewritten atomically; restart-only
   std::string node_name;  // the object's name; empty = this host's name, lowercased (live)
+  std::optional<NrtApiServerConfig> api_server;
   friend bool operator==(const NrtConfig&, const NrtConfig&) = default;
 };
 

@@ -55,6 +55,7 @@ ReloadPlan PlanReload(const Config& old, const Config& next) {
   // The NRT file's writer starts with the daemon; the name it writes is read at every write.
   Live(old.nrt.node_name, next.nrt.node_name, &e.nrt.node_name, "nrt.nodeName", &plan);
   RestartOnly(old.nrt.file, next.nrt.file, "nrt.file", &plan);
+  RestartOnly(old.nrt.api_server, next.nrt.api_server, "nrt.apiServer", &plan);
   RestartOnly(old.listen, next.listen, "listen", &plan);
   Live(old.socket.max_connections_per_uid, next.socket.max_connections_per_uid,
        &e.socket.max_connections_per_uid, "socket.maxConnectionsPerUid", &plan);

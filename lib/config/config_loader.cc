@@ -260,6 +260,23 @@ void ReadRoot(MapReader& r, const std::filesystem::path& base, Config* c) {
                         "must be a Kubernetes node name (lower-case letters, digits, '-' and "
                         "'.', starting and ending with a letter or digit; at most 253)");
     }
+    n.Nested("apiServer", [&](MapReader& a) {
+      NrtApiServerConfig& api = c->nrt.api_server.emplace();
+      a.String("kubeconfig", &api.kubeconfig);
+      if (api.kubeconfig.empty()) {
+        a.problems()->Add(a.Get("kubeconfig"), a.KeyPath("kubeconfig"),
+                          "required: a kubeconfig file, or \"in-cluster\" for the pod's service "
+                          "account");
+      }
+      a.Duration("resyncPeriod", &api.resync_period);
+      if (api.resync_period.count() <= 0) {
+        a.problems()->Add(a.Get("resyncPeriod"), a.KeyPath("resyncPeriod"), "must be positive");
+      }
+      a.Duration("timeout", &api.timeout);
+      if (api.timeout.count() <= 0) {
+        a.problems()->Add(a.Get("timeout"), a.KeyPath("timeout"), "must be positive");
+      }
+    });
   });
   r.Nested("metrics", [&](MapReader& m) {
     m.String("listen", &c->metrics.listen);
@@ -363,6 +380,10 @@ void ResolveRelativePaths(const std::filesystem::path& base, Config* c) {
     c->pod_resources->listen = "unix://" + ResolvePath(base, c->pod_resources->SocketPath());
   }
   if (!c->nrt.file.empty()) resolve(&c->nrt.file);
+  if (c->nrt.api_server && !c->nrt.api_server->kubeconfig.empty() &&
+      c->nrt.api_server->kubeconfig != kInCluster) {
+    resolve(&c->nrt.api_server->kubeconfig);
+  }
 }
 
 absl::Status ReadError(int err, const std::string& path) {

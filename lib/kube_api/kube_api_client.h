@@ -1,17 +1,10 @@
-// KubeApiClient: reads one Pod from the Kubernetes API server over HTTPS (libcurl), for a CRI
-// relay that must hand topologyd a full pod spec while CRI carries none.
+// KubeApiClient: the few calls topologyd makes to the Kubernetes API server over HTTPS
+// (libcurl): one Pod read, for a CRI relay that must hand topologyd a full pod spec while CRI
+// carries none (docs/pod-spec-sources.md); one Node read and a server-side apply, for the
+// NodeResourceTopology publisher (docs/cluster.md). Credentials: kubeconfig.h.
 //
-// Credentials come from a kubeconfig (the current context's cluster and user) or from the
-// in-cluster service account, as client-go takes them; docs/pod-spec-sources.md says which
-// RBAC the node needs. Supported: the cluster's server, certificate-authority(-data),
-// insecure-skip-tls-verify; the user's client-certificate(-data), client-key(-data), token,
-// tokenFile. Exec plugins, auth providers and basic auth are refused when named. Relative file
-// paths in a kubeconfig are relative to its directory, as in kubectl. Certificates and keys
-// are read once, when the client is built, and handed to libcurl from memory; a token file is
-// read at every request, because service-account tokens rotate.
-//
-// Thread-safety: a built client is immutable; GetPod may be called from any thread (each call
-// uses its own curl handle).
+// Thread-safety: a built client is immutable; every call may come from any thread (each uses
+// its own curl handle).
 #pragma once
 
 #include <cstddef>
@@ -21,43 +14,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
+#include "lib/kube_api/kubeconfig.h"
 #include "lib/pod/pod.h"
 #include "lib/pod/validate.h"
 
 namespace topologyd::kube_api {
-
-inline constexpr std::string_view kServiceAccountDir =
-    "/var/run/secrets/kubernetes.io/serviceaccount";
-inline constexpr absl::Duration kDefaultTimeout = absl::Seconds(5);
-
-// How to reach and authenticate to the API server, every credential in memory.
-struct KubeApiConfig {
-  std::string server;                 // "https://host:port" (a path prefix is kept)
-  std::string certificate_authority;  // PEM; empty: the system's CAs
-  bool insecure_skip_tls_verify = false;
-  std::string client_certificate;  // PEM; with client_key, TLS client authentication
-  std::string client_key;          // PEM
-  std::string token;               // a bearer token
-  std::string token_file;          // read at each request; wins over `token`, as in client-go
-  absl::Duration timeout = kDefaultTimeout;  // for a whole request, connection included
-};
-
-// The current context of the kubeconfig at `path`. INVALID_ARGUMENT naming the kubeconfig and
-// the key for content that is wrong or unsupported; FAILED_PRECONDITION for a file (the
-// kubeconfig or one it names) that cannot be read.
-absl::StatusOr<KubeApiConfig> LoadKubeconfig(const std::string& path);
-
-struct InClusterOptions {
-  // Empty: from the environment, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT.
-  std::string host;
-  std::string port;
-  // Holds `token` and `ca.crt`; tests point it elsewhere.
-  std::string service_account_dir = std::string(kServiceAccountDir);
-};
-
-// The in-cluster configuration: https://host:port, the service account's CA and token file.
-// FAILED_PRECONDITION when the environment or the files are missing.
-absl::StatusOr<KubeApiConfig> InClusterConfig(const InClusterOptions& options = {});
 
 class KubeApiClient {
  public:
@@ -80,10 +41,40 @@ class KubeApiClient {
                                   std::string_view expected_uid,
                                   size_t max_containers = pod::kDefaultMaxContainersPerPod) const;
 
+  // The metadata.uid of Node `name` (GET /api/v1/nodes/{name}). Errors as Send() maps them.
+  absl::StatusOr<std::string> GetNodeUid(std::string_view name) const;
+
+  // Server-side apply (PATCH, application/apply-patch+yaml, force) of `object` at `path` (the
+  // object's URL below the server, e.g. /apis/G/V/RESOURCE/NAME) as `field_manager`; returns
+  // the object's new metadata.resourceVersion. Errors as Send() maps them.
+  absl::StatusOr<std::string> Apply(const std::string& path, std::string_view field_manager,
+                                    const std::string& object) const;
+
+  struct Response {
+    long code = 0;  // HTTP status, 2xx
+    std::string body;
+  };
+  // One call: `method` on `path` (below the server, query included), with `body` when
+  // `content_type` is set. An HTTP status other than 2xx is an error: 401 UNAUTHENTICATED, 403
+  // PERMISSION_DENIED, 404 NOT_FOUND, 409 ABORTED, 422 INVALID_ARGUMENT, any other
+  // UNAVAILABLE, each with the method, the path and the API server's message. Transport
+  // errors and timeouts are UNAVAILABLE.
+  absl::StatusOr<Response> Send(std::string_view method, const std::string& path,
+                                std::string_view content_type = "",
+                                const std::string& body = "") const;
+
   const KubeApiConfig& config() const { return config_; }
 
  private:
+  // The call itself: any HTTP status is a response.
+  absl::StatusOr<Response> Transfer(std::string_view method, const std::string& path,
+                                    std::string_view content_type = "",
+                                    const std::string& body = "") const;
+
   KubeApiConfig config_;
 };
+
+// RFC 3986 percent-encoding of one URL path segment.
+std::string EscapePathSegment(std::string_view segment);
 
 }  // namespace topologyd::kube_api

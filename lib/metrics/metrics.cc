@@ -290,6 +290,33 @@ EngineSnapshot SnapshotOf(const engine::Engine& engine) {
   return snapshot;
 }
 
+std::vector<prometheus::MetricFamily> NrtPublishCollector::Collect() const {
+  const NrtPublishFigures f = source_();
+  using prometheus::MetricType;
+  std::vector<prometheus::MetricFamily> out;
+  prometheus::ClientMetric ok = CounterOf(static_cast<double>(f.publishes));
+  ok.label.push_back({"result", "ok"});
+  prometheus::ClientMetric failed = CounterOf(static_cast<double>(f.failed_publishes));
+  failed.label.push_back({"result", "error"});
+  out.push_back(FamilyOf("topologyd_nrt_api_applies_total",
+                         "Applies of the NodeResourceTopology object to the API server, by result.",
+                         MetricType::Counter, {ok, failed}));
+  out.push_back(FamilyOf("topologyd_nrt_api_consecutive_failures",
+                         "Applies to the API server that failed since the last success.",
+                         MetricType::Gauge,
+                         {GaugeOf(static_cast<double>(f.consecutive_failures), {})}));
+  if (f.last_success_unix_seconds) {
+    out.push_back(FamilyOf("topologyd_nrt_api_last_success_timestamp_seconds",
+                           "When the last apply to the API server succeeded (Unix time).",
+                           MetricType::Gauge, {GaugeOf(*f.last_success_unix_seconds, {})}));
+  }
+  out.push_back(FamilyOf("topologyd_nrt_api_last_delay_seconds",
+                         "For the last successful apply: from the change being durable to the API "
+                         "server having the object.",
+                         MetricType::Gauge, {GaugeOf(f.last_delay_seconds, {})}));
+  return out;
+}
+
 std::vector<prometheus::MetricFamily> BuildInfoCollector::Collect() const {
   return {FamilyOf("topologyd_build_info", "topologyd's version; always 1.",
                    prometheus::MetricType::Gauge, {GaugeOf(1, {{"version", kVersion}})})};

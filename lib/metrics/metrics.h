@@ -98,6 +98,27 @@ class EngineCollector final : public prometheus::Collectable {
 // briefly, for its counters).
 EngineSnapshot SnapshotOf(const engine::Engine& engine);
 
+// What the NodeResourceTopology publisher has done (nrt_api::NrtApiPublishStatus, in plain
+// numbers so that this module needs nothing of the publisher's).
+struct NrtPublishFigures {
+  uint64_t publishes = 0;
+  uint64_t failed_publishes = 0;
+  uint64_t consecutive_failures = 0;
+  std::optional<double> last_success_unix_seconds;
+  double last_delay_seconds = 0;
+};
+
+// The topologyd_nrt_api_* families, read from the publisher at scrape time.
+class NrtPublishCollector final : public prometheus::Collectable {
+ public:
+  explicit NrtPublishCollector(std::function<NrtPublishFigures()> source)
+      : source_(std::move(source)) {}
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  std::function<NrtPublishFigures()> source_;
+};
+
 // The build_info family (a gauge of 1 labelled with the version).
 class BuildInfoCollector final : public prometheus::Collectable {
  public:

@@ -165,7 +165,9 @@ NodeResourceTopology BuildNodeResourceTopology(const admission::NodePolicy& poli
   nrt.attributes = {
       {"topologyManagerPolicy", std::string(hints::PolicyName(policy.policy))},
       {"topologyManagerScope", std::string(admission::ScopeName(policy.scope))},
+      {"topologyManagerMaxNUMANodes", std::to_string(policy.options.max_allowable_numa_nodes)},
       {std::string(kPodsFingerprintAttribute), Fingerprint(records)},
+      {std::string(kPodsFingerprintMethodAttribute), std::string(kPodsFingerprintMethodAll)},
   };
   for (const topology::NumaNode& node : machine.numa_nodes) {
     Zone zone{.name = ZoneName(node.id), .type = std::string(kZoneTypeNode)};

@@ -40,4 +40,11 @@ nlohmann::json ToJson(const NodeResourceTopology& nrt) {
           {"zones", std::move(zones)}};
 }
 
+nlohmann::json ToApplyJson(const NodeResourceTopology& nrt, const std::string& node_uid) {
+  nlohmann::json object = ToJson(nrt);
+  object["metadata"]["ownerReferences"] = nlohmann::json::array(
+      {{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", nrt.name}, {"uid", node_uid}}});
+  return object;
+}
+
 }  // namespace topologyd::nrt

@@ -10,4 +10,9 @@ namespace topologyd::nrt {
 
 nlohmann::json ToJson(const NodeResourceTopology& nrt);
 
+// The object as topologyd applies it to the API server: ToJson() owned by the Node of the same
+// name (uid `node_uid`), so that the garbage collector removes it with the Node, as NFD's
+// topology-updater does.
+nlohmann::json ToApplyJson(const NodeResourceTopology& nrt, const std::string& node_uid);
+
 }  // namespace topologyd::nrt

@@ -20,6 +20,11 @@
 namespace topologyd::nrt {
 
 inline constexpr std::string_view kPodsFingerprintAttribute = "nodeTopologyPodsFingerprint";
+// Which pods the fingerprint covers. "all": every pod topologyd holds, as every pod of the node
+// passes through topologyd's admission; the scheduler then counts every pod bound to the node.
+inline constexpr std::string_view kPodsFingerprintMethodAttribute =
+    "nodeTopologyPodsFingerprintMethod";
+inline constexpr std::string_view kPodsFingerprintMethodAll = "all";
 
 class PodFingerprint {
  public:

@@ -12,9 +12,9 @@
 #include "lib/pod/validate.h"
 #include "lib/rpc/admission_proto.h"
 #include "lib/rpc/nrt_reply.h"
-#include "lib/rpc/placement_status_proto.h"
 #include "lib/rpc/plan_container_proto.h"
 #include "lib/rpc/pod_proto.h"
+#include "lib/rpc/publisher_status_proto.h"
 #include "lib/rpc/topology_proto.h"
 
 namespace topologyd::rpc {
@@ -192,6 +192,9 @@ grpc::Status TopologydService::StatusReply(v1::StatusResponse* response) const {
   response->set_problem(status.problem);
   if (placement_status_)
     PlacementSyncStatusToProto(placement_status_(), response->mutable_placement());
+  if (nrt_api_status_) {
+    NrtApiPublishStatusToProto(nrt_api_status_(), response->mutable_nrt_api_server());
+  }
   return grpc::Status::OK;
 }
 

@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 
 #include "lib/engine/engine.h"
+#include "lib/nrt_api/nrt_api_publisher.h"
 #include "lib/placement/placement_syncer.h"
 #include "lib/rpc/allocations_watch.h"
 #include "lib/rpc/parsing_handler.h"
@@ -98,10 +99,13 @@ class TopologydService final : public TopologydCallbackService {
   // Calls started and not finished yet; the daemon waits for this to reach 0 when stopping.
   int InFlight() const { return in_flight_->load(); }
 
-  // Where Status() reads the Placement sync's state (daemon with `placement` only); set
-  // before the server starts.
+  // Where Status() reads the Placement sync's state (daemon with `placement` only) and the
+  // NodeResourceTopology publisher's (with `nrt.apiServer` only); set before the server starts.
   void SetPlacementStatusSource(std::function<placement::PlacementSyncStatus()> source) {
     placement_status_ = std::move(source);
+  }
+  void SetNrtApiStatusSource(std::function<nrt_api::NrtApiPublishStatus()> source) {
+    nrt_api_status_ = std::move(source);
   }
 
  private:
@@ -134,6 +138,7 @@ class TopologydService final : public TopologydCallbackService {
   engine::Engine* engine_;
   const PeerRegistry* peers_;
   std::function<placement::PlacementSyncStatus()> placement_status_;  // empty: not syncing
+  std::function<nrt_api::NrtApiPublishStatus()> nrt_api_status_;      // empty: not publishing
   // Shared with each finishing call: a call counts until its reply is handed to gRPC, and
   // the last reply can let the server (and this object) go while its Finish still returns.
   const std::shared_ptr<std::atomic<int>> in_flight_ = std::make_shared<std::atomic<int>>(0);

@@ -97,8 +97,12 @@ TEST_F(TopoctlNrtTest, JsonHasOneZonePerNumaNodeAndTheAttributes) {
   EXPECT_EQ(j["topologyPolicies"][0], "SingleNUMANodePodLevel");
   EXPECT_EQ(j["attributes"][0]["value"], "single-numa-node");
   EXPECT_EQ(j["attributes"][1]["value"], "pod");
-  // An empty node: the fingerprint of no pods.
-  EXPECT_EQ(j["attributes"][2]["value"], "pfp0v001ef46db3751d8e999");
+  EXPECT_EQ(j["attributes"][2],
+            (nlohmann::json{{"name", "topologyManagerMaxNUMANodes"}, {"value", "64"}}));
+  // An empty node: the fingerprint of no pods, over every pod topologyd holds.
+  EXPECT_EQ(j["attributes"][3]["value"], "pfp0v001ef46db3751d8e999");
+  EXPECT_EQ(j["attributes"][4],
+            (nlohmann::json{{"name", "nodeTopologyPodsFingerprintMethod"}, {"value", "all"}}));
   // One CPU reserved (on node 0): 8 CPUs, 7 to give.
   EXPECT_EQ(j["zones"][0]["resources"][0],
             (nlohmann::json{

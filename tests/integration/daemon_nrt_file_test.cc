@@ -120,7 +120,7 @@ TEST(DaemonNrtFileTest, FileFollowsAdmitAndRelease) {
     ASSERT_TRUE(s.ok()) << s.error_message();
     const nlohmann::json object = nlohmann::json::parse(response.object_json());
     EXPECT_EQ(object["metadata"]["name"], "worker-7");
-    EXPECT_EQ(object["attributes"][2]["value"], admitted.fingerprint);
+    EXPECT_EQ(object["attributes"][3]["value"], admitted.fingerprint);
   }
 
   {

@@ -365,7 +365,7 @@ TEST_F(TopoctlOnlineTest, NrtFromTheDaemonEqualsOfflineUntilAPodIsAdmitted) {
     return left;
   };
   EXPECT_EQ(cpus_left(admitted), cpus_left(online) - 2);
-  EXPECT_NE(admitted["attributes"][2]["value"], online["attributes"][2]["value"]);
+  EXPECT_NE(admitted["attributes"][3]["value"], online["attributes"][3]["value"]);
 }
 
 TEST_F(TopoctlOnlineTest, YamlOutputIsTheJsonDocument) {

@@ -44,6 +44,21 @@ nlohmann::json PlacementToJson(const topologyd::v1::PlacementSyncStatus& p) {
           {"providers_kept", p.providers_kept()}};
 }
 
+nlohmann::json NrtApiToJson(const topologyd::v1::NrtPublishStatus& n) {
+  return {{"server", n.server()},
+          {"node_name", n.node_name()},
+          {"publishes", n.publishes()},
+          {"failed_publishes", n.failed_publishes()},
+          {"consecutive_failures", n.consecutive_failures()},
+          {"last_attempt_time", TimeText(n.has_last_attempt_time(), n.last_attempt_time())},
+          {"last_trigger", n.last_trigger()},
+          {"last_ok", n.last_ok()},
+          {"last_error", n.last_error()},
+          {"last_success_time", TimeText(n.has_last_success_time(), n.last_success_time())},
+          {"published_generation", n.published_generation()},
+          {"last_delay_ms", n.last_delay_us() / 1000.0}};
+}
+
 nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
   nlohmann::json doc = {
       {"version", r.version()},
@@ -70,8 +85,10 @@ nlohmann::json StatusToJson(const topologyd::v1::StatusResponse& r) {
       {"checkpoint", nullptr},
       {"last_reload", nullptr},
       {"placement", nullptr},
+      {"nrt_api_server", nullptr},
   };
   if (r.has_placement()) doc["placement"] = PlacementToJson(r.placement());
+  if (r.has_nrt_api_server()) doc["nrt_api_server"] = NrtApiToJson(r.nrt_api_server());
   // A daemon older than these fields sends no checkpoint: its health is unknown, not bad.
   if (r.has_checkpoint()) {
     doc["healthy"] = r.healthy();
@@ -139,6 +156,19 @@ std::string PlacementText(const nlohmann::json& p) {
                             p["providers_kept"].get<uint32_t>());
 }
 
+std::string NrtApiText(const nlohmann::json& n) {
+  if (n.is_null()) return "off";
+  std::string text = n["server"].get<std::string>();
+  if (n["last_attempt_time"].is_null()) return text + ": first apply under way";
+  text +=
+      fmt::format(", {} applies ({} failed), last {} ({})", n["publishes"].get<uint64_t>(),
+                  n["failed_publishes"].get<uint64_t>(), n["last_attempt_time"].get<std::string>(),
+                  n["last_trigger"].get<std::string>());
+  if (!n["last_ok"].get<bool>()) return text + ": FAILED: " + n["last_error"].get<std::string>();
+  return text + fmt::format(": ok, {} at generation {}", n["node_name"].get<std::string>(),
+                            n["published_generation"].get<uint64_t>());
+}
+
 void PrintStatusTable(const nlohmann::json& doc) {
   std::vector<std::vector<std::string>> rows = {
       {"version", doc["version"]},
@@ -172,6 +202,7 @@ void PrintStatusTable(const nlohmann::json& doc) {
     rows.push_back({"last reload", text});
   }
   rows.push_back({"placement", PlacementText(doc["placement"])});
+  rows.push_back({"nrt api server", NrtApiText(doc["nrt_api_server"])});
   std::cout << RenderTable({"FIELD", "VALUE"}, rows);
 }
 

@@ -144,7 +144,7 @@ func (x PlanContainerResponse_Outcome) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PlanContainerResponse_Outcome.Descriptor instead.
 func (PlanContainerResponse_Outcome) EnumDescriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{31, 0}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{32, 0}
 }
 
 type StatusRequest struct {
@@ -207,7 +207,10 @@ type StatusResponse struct {
 	// Why healthy is false, for people; empty while it is true.
 	Problem string `protobuf:"bytes,15,opt,name=problem,proto3" json:"problem,omitempty"`
 	// The sync of the node's OpenStack Placement tree; unset without a `placement` block.
-	Placement     *PlacementSyncStatus `protobuf:"bytes,16,opt,name=placement,proto3" json:"placement,omitempty"`
+	Placement *PlacementSyncStatus `protobuf:"bytes,16,opt,name=placement,proto3" json:"placement,omitempty"`
+	// The NodeResourceTopology object in the Kubernetes API server; unset without
+	// `nrt.apiServer`.
+	NrtApiServer  *NrtPublishStatus `protobuf:"bytes,17,opt,name=nrt_api_server,json=nrtApiServer,proto3" json:"nrt_api_server,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -354,6 +357,160 @@ func (x *StatusResponse) GetPlacement() *PlacementSyncStatus {
 	return nil
 }
 
+func (x *StatusResponse) GetNrtApiServer() *NrtPublishStatus {
+	if x != nil {
+		return x.NrtApiServer
+	}
+	return nil
+}
+
+// The daemon's publishing of its NodeResourceTopology object to the Kubernetes API server
+// (docs/cluster.md). A failed apply never affects admission: it is logged once, counted here
+// and tried again with a growing delay.
+type NrtPublishStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The API server, and the object's name (the Node's).
+	Server   string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	NodeName string `protobuf:"bytes,2,opt,name=node_name,json=nodeName,proto3" json:"node_name,omitempty"`
+	// Applies that succeeded since the daemon started, those that failed, and how many of the
+	// last ones failed in a row (0 once one succeeds).
+	Publishes           uint64 `protobuf:"varint,3,opt,name=publishes,proto3" json:"publishes,omitempty"`
+	FailedPublishes     uint64 `protobuf:"varint,4,opt,name=failed_publishes,json=failedPublishes,proto3" json:"failed_publishes,omitempty"`
+	ConsecutiveFailures uint64 `protobuf:"varint,5,opt,name=consecutive_failures,json=consecutiveFailures,proto3" json:"consecutive_failures,omitempty"`
+	// When the last apply ended; unset before the first one has.
+	LastAttemptTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_attempt_time,json=lastAttemptTime,proto3" json:"last_attempt_time,omitempty"`
+	// Why it ran: "start-up", "change" (an answered admission or release), "reload", "resync"
+	// (the period), "retry" (after a failure) or "stop".
+	LastTrigger string `protobuf:"bytes,7,opt,name=last_trigger,json=lastTrigger,proto3" json:"last_trigger,omitempty"`
+	LastOk      bool   `protobuf:"varint,8,opt,name=last_ok,json=lastOk,proto3" json:"last_ok,omitempty"`
+	// The last failure, in an operator's terms (the Node not registered, the CRD not installed,
+	// an RBAC verb missing, the API server unreachable); empty when it succeeded.
+	LastError string `protobuf:"bytes,9,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// When the last successful apply ended; unset before one has.
+	LastSuccessTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=last_success_time,json=lastSuccessTime,proto3" json:"last_success_time,omitempty"`
+	// The state generation (as state_generation counts) the object in the API server shows.
+	PublishedGeneration uint64 `protobuf:"varint,11,opt,name=published_generation,json=publishedGeneration,proto3" json:"published_generation,omitempty"`
+	// For the last successful apply: microseconds from the change being durable to the API
+	// server having the object.
+	LastDelayUs   uint64 `protobuf:"varint,12,opt,name=last_delay_us,json=lastDelayUs,proto3" json:"last_delay_us,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NrtPublishStatus) Reset() {
+	*x = NrtPublishStatus{}
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NrtPublishStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NrtPublishStatus) ProtoMessage() {}
+
+func (x *NrtPublishStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NrtPublishStatus.ProtoReflect.Descriptor instead.
+func (*NrtPublishStatus) Descriptor() ([]byte, []int) {
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *NrtPublishStatus) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *NrtPublishStatus) GetNodeName() string {
+	if x != nil {
+		return x.NodeName
+	}
+	return ""
+}
+
+func (x *NrtPublishStatus) GetPublishes() uint64 {
+	if x != nil {
+		return x.Publishes
+	}
+	return 0
+}
+
+func (x *NrtPublishStatus) GetFailedPublishes() uint64 {
+	if x != nil {
+		return x.FailedPublishes
+	}
+	return 0
+}
+
+func (x *NrtPublishStatus) GetConsecutiveFailures() uint64 {
+	if x != nil {
+		return x.ConsecutiveFailures
+	}
+	return 0
+}
+
+func (x *NrtPublishStatus) GetLastAttemptTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastAttemptTime
+	}
+	return nil
+}
+
+func (x *NrtPublishStatus) GetLastTrigger() string {
+	if x != nil {
+		return x.LastTrigger
+	}
+	return ""
+}
+
+func (x *NrtPublishStatus) GetLastOk() bool {
+	if x != nil {
+		return x.LastOk
+	}
+	return false
+}
+
+func (x *NrtPublishStatus) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *NrtPublishStatus) GetLastSuccessTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastSuccessTime
+	}
+	return nil
+}
+
+func (x *NrtPublishStatus) GetPublishedGeneration() uint64 {
+	if x != nil {
+		return x.PublishedGeneration
+	}
+	return 0
+}
+
+func (x *NrtPublishStatus) GetLastDelayUs() uint64 {
+	if x != nil {
+		return x.LastDelayUs
+	}
+	return 0
+}
+
 // The daemon's sync of its provider tree into OpenStack Placement (docs/placement.md). A
 // failed sync never affects admission: it is logged, counted here and tried again.
 type PlacementSyncStatus struct {
@@ -392,7 +549,7 @@ type PlacementSyncStatus struct {
 
 func (x *PlacementSyncStatus) Reset() {
 	*x = PlacementSyncStatus{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[2]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -404,7 +561,7 @@ func (x *PlacementSyncStatus) String() string {
 func (*PlacementSyncStatus) ProtoMessage() {}
 
 func (x *PlacementSyncStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[2]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -417,7 +574,7 @@ func (x *PlacementSyncStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlacementSyncStatus.ProtoReflect.Descriptor instead.
 func (*PlacementSyncStatus) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{2}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PlacementSyncStatus) GetEndpoint() string {
@@ -553,7 +710,7 @@ type CheckpointStatus struct {
 
 func (x *CheckpointStatus) Reset() {
 	*x = CheckpointStatus{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[3]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +722,7 @@ func (x *CheckpointStatus) String() string {
 func (*CheckpointStatus) ProtoMessage() {}
 
 func (x *CheckpointStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[3]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +735,7 @@ func (x *CheckpointStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointStatus.ProtoReflect.Descriptor instead.
 func (*CheckpointStatus) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{3}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CheckpointStatus) GetPath() string {
@@ -646,7 +803,7 @@ type ReloadStatus struct {
 
 func (x *ReloadStatus) Reset() {
 	*x = ReloadStatus{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[4]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -658,7 +815,7 @@ func (x *ReloadStatus) String() string {
 func (*ReloadStatus) ProtoMessage() {}
 
 func (x *ReloadStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[4]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -671,7 +828,7 @@ func (x *ReloadStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadStatus.ProtoReflect.Descriptor instead.
 func (*ReloadStatus) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{4}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReloadStatus) GetOk() bool {
@@ -728,7 +885,7 @@ type CgroupStatus struct {
 
 func (x *CgroupStatus) Reset() {
 	*x = CgroupStatus{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[5]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -740,7 +897,7 @@ func (x *CgroupStatus) String() string {
 func (*CgroupStatus) ProtoMessage() {}
 
 func (x *CgroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[5]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -753,7 +910,7 @@ func (x *CgroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CgroupStatus.ProtoReflect.Descriptor instead.
 func (*CgroupStatus) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{5}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CgroupStatus) GetApply() bool {
@@ -820,7 +977,7 @@ type GetTopologyRequest struct {
 
 func (x *GetTopologyRequest) Reset() {
 	*x = GetTopologyRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[6]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +989,7 @@ func (x *GetTopologyRequest) String() string {
 func (*GetTopologyRequest) ProtoMessage() {}
 
 func (x *GetTopologyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[6]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +1002,7 @@ func (x *GetTopologyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTopologyRequest.ProtoReflect.Descriptor instead.
 func (*GetTopologyRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{6}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{7}
 }
 
 type GetTopologyResponse struct {
@@ -857,7 +1014,7 @@ type GetTopologyResponse struct {
 
 func (x *GetTopologyResponse) Reset() {
 	*x = GetTopologyResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[7]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +1026,7 @@ func (x *GetTopologyResponse) String() string {
 func (*GetTopologyResponse) ProtoMessage() {}
 
 func (x *GetTopologyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[7]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +1039,7 @@ func (x *GetTopologyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTopologyResponse.ProtoReflect.Descriptor instead.
 func (*GetTopologyResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{7}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetTopologyResponse) GetTopology() *Topology {
@@ -908,7 +1065,7 @@ type Topology struct {
 
 func (x *Topology) Reset() {
 	*x = Topology{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[8]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -920,7 +1077,7 @@ func (x *Topology) String() string {
 func (*Topology) ProtoMessage() {}
 
 func (x *Topology) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[8]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -933,7 +1090,7 @@ func (x *Topology) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Topology.ProtoReflect.Descriptor instead.
 func (*Topology) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{8}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Topology) GetPackages() []*Package {
@@ -1002,7 +1159,7 @@ type Package struct {
 
 func (x *Package) Reset() {
 	*x = Package{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[9]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1171,7 @@ func (x *Package) String() string {
 func (*Package) ProtoMessage() {}
 
 func (x *Package) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[9]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1184,7 @@ func (x *Package) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Package.ProtoReflect.Descriptor instead.
 func (*Package) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{9}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Package) GetId() int32 {
@@ -1055,7 +1212,7 @@ type Die struct {
 
 func (x *Die) Reset() {
 	*x = Die{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[10]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1224,7 @@ func (x *Die) String() string {
 func (*Die) ProtoMessage() {}
 
 func (x *Die) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[10]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1237,7 @@ func (x *Die) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Die.ProtoReflect.Descriptor instead.
 func (*Die) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{10}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Die) GetId() int32 {
@@ -1114,7 +1271,7 @@ type HugePages struct {
 
 func (x *HugePages) Reset() {
 	*x = HugePages{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[11]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1126,7 +1283,7 @@ func (x *HugePages) String() string {
 func (*HugePages) ProtoMessage() {}
 
 func (x *HugePages) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[11]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1139,7 +1296,7 @@ func (x *HugePages) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HugePages.ProtoReflect.Descriptor instead.
 func (*HugePages) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{11}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HugePages) GetSizeKib() uint64 {
@@ -1169,7 +1326,7 @@ type NumaNode struct {
 
 func (x *NumaNode) Reset() {
 	*x = NumaNode{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[12]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1338,7 @@ func (x *NumaNode) String() string {
 func (*NumaNode) ProtoMessage() {}
 
 func (x *NumaNode) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[12]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1351,7 @@ func (x *NumaNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumaNode.ProtoReflect.Descriptor instead.
 func (*NumaNode) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{12}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NumaNode) GetId() int32 {
@@ -1243,7 +1400,7 @@ type Core struct {
 
 func (x *Core) Reset() {
 	*x = Core{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[13]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1255,7 +1412,7 @@ func (x *Core) String() string {
 func (*Core) ProtoMessage() {}
 
 func (x *Core) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[13]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1268,7 +1425,7 @@ func (x *Core) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Core.ProtoReflect.Descriptor instead.
 func (*Core) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{13}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Core) GetId() int32 {
@@ -1306,7 +1463,7 @@ type Cpu struct {
 
 func (x *Cpu) Reset() {
 	*x = Cpu{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[14]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1475,7 @@ func (x *Cpu) String() string {
 func (*Cpu) ProtoMessage() {}
 
 func (x *Cpu) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[14]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1488,7 @@ func (x *Cpu) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cpu.ProtoReflect.Descriptor instead.
 func (*Cpu) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{14}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Cpu) GetId() int32 {
@@ -1386,7 +1543,7 @@ type L3Group struct {
 
 func (x *L3Group) Reset() {
 	*x = L3Group{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[15]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1398,7 +1555,7 @@ func (x *L3Group) String() string {
 func (*L3Group) ProtoMessage() {}
 
 func (x *L3Group) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[15]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1411,7 +1568,7 @@ func (x *L3Group) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use L3Group.ProtoReflect.Descriptor instead.
 func (*L3Group) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{15}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *L3Group) GetId() int32 {
@@ -1443,7 +1600,7 @@ type PciDevice struct {
 
 func (x *PciDevice) Reset() {
 	*x = PciDevice{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[16]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1455,7 +1612,7 @@ func (x *PciDevice) String() string {
 func (*PciDevice) ProtoMessage() {}
 
 func (x *PciDevice) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[16]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1468,7 +1625,7 @@ func (x *PciDevice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PciDevice.ProtoReflect.Descriptor instead.
 func (*PciDevice) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{16}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PciDevice) GetBusid() string {
@@ -1535,7 +1692,7 @@ type Pod struct {
 
 func (x *Pod) Reset() {
 	*x = Pod{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[17]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1547,7 +1704,7 @@ func (x *Pod) String() string {
 func (*Pod) ProtoMessage() {}
 
 func (x *Pod) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[17]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1560,7 +1717,7 @@ func (x *Pod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pod.ProtoReflect.Descriptor instead.
 func (*Pod) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{17}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Pod) GetUid() string {
@@ -1619,7 +1776,7 @@ type Container struct {
 
 func (x *Container) Reset() {
 	*x = Container{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[18]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +1788,7 @@ func (x *Container) String() string {
 func (*Container) ProtoMessage() {}
 
 func (x *Container) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[18]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +1801,7 @@ func (x *Container) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Container.ProtoReflect.Descriptor instead.
 func (*Container) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{18}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Container) GetName() string {
@@ -1690,7 +1847,7 @@ type AdmitRequest struct {
 
 func (x *AdmitRequest) Reset() {
 	*x = AdmitRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[19]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1702,7 +1859,7 @@ func (x *AdmitRequest) String() string {
 func (*AdmitRequest) ProtoMessage() {}
 
 func (x *AdmitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[19]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1715,7 +1872,7 @@ func (x *AdmitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdmitRequest.ProtoReflect.Descriptor instead.
 func (*AdmitRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{19}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AdmitRequest) GetPod() *Pod {
@@ -1752,7 +1909,7 @@ type ContainerAllocation struct {
 
 func (x *ContainerAllocation) Reset() {
 	*x = ContainerAllocation{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[20]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1764,7 +1921,7 @@ func (x *ContainerAllocation) String() string {
 func (*ContainerAllocation) ProtoMessage() {}
 
 func (x *ContainerAllocation) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[20]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1777,7 +1934,7 @@ func (x *ContainerAllocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerAllocation.ProtoReflect.Descriptor instead.
 func (*ContainerAllocation) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{20}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ContainerAllocation) GetName() string {
@@ -1852,7 +2009,7 @@ type DeviceIds struct {
 
 func (x *DeviceIds) Reset() {
 	*x = DeviceIds{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[21]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1864,7 +2021,7 @@ func (x *DeviceIds) String() string {
 func (*DeviceIds) ProtoMessage() {}
 
 func (x *DeviceIds) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[21]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1877,7 +2034,7 @@ func (x *DeviceIds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceIds.ProtoReflect.Descriptor instead.
 func (*DeviceIds) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{21}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeviceIds) GetIds() []string {
@@ -1907,7 +2064,7 @@ type AdmitResponse struct {
 
 func (x *AdmitResponse) Reset() {
 	*x = AdmitResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[22]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1919,7 +2076,7 @@ func (x *AdmitResponse) String() string {
 func (*AdmitResponse) ProtoMessage() {}
 
 func (x *AdmitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[22]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1932,7 +2089,7 @@ func (x *AdmitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdmitResponse.ProtoReflect.Descriptor instead.
 func (*AdmitResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{22}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AdmitResponse) GetAdmitted() bool {
@@ -1994,7 +2151,7 @@ type AwaitDurableRequest struct {
 
 func (x *AwaitDurableRequest) Reset() {
 	*x = AwaitDurableRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[23]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2163,7 @@ func (x *AwaitDurableRequest) String() string {
 func (*AwaitDurableRequest) ProtoMessage() {}
 
 func (x *AwaitDurableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[23]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2176,7 @@ func (x *AwaitDurableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitDurableRequest.ProtoReflect.Descriptor instead.
 func (*AwaitDurableRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{23}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AwaitDurableRequest) GetStateGeneration() uint64 {
@@ -2045,7 +2202,7 @@ type AwaitDurableResponse struct {
 
 func (x *AwaitDurableResponse) Reset() {
 	*x = AwaitDurableResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[24]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2214,7 @@ func (x *AwaitDurableResponse) String() string {
 func (*AwaitDurableResponse) ProtoMessage() {}
 
 func (x *AwaitDurableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[24]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2227,7 @@ func (x *AwaitDurableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitDurableResponse.ProtoReflect.Descriptor instead.
 func (*AwaitDurableResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{24}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AwaitDurableResponse) GetStateGeneration() uint64 {
@@ -2100,7 +2257,7 @@ type RuntimePod struct {
 
 func (x *RuntimePod) Reset() {
 	*x = RuntimePod{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[25]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2112,7 +2269,7 @@ func (x *RuntimePod) String() string {
 func (*RuntimePod) ProtoMessage() {}
 
 func (x *RuntimePod) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[25]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2125,7 +2282,7 @@ func (x *RuntimePod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuntimePod.ProtoReflect.Descriptor instead.
 func (*RuntimePod) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{25}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RuntimePod) GetUid() string {
@@ -2180,7 +2337,7 @@ type RuntimeContainer struct {
 
 func (x *RuntimeContainer) Reset() {
 	*x = RuntimeContainer{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[26]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2192,7 +2349,7 @@ func (x *RuntimeContainer) String() string {
 func (*RuntimeContainer) ProtoMessage() {}
 
 func (x *RuntimeContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[26]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2205,7 +2362,7 @@ func (x *RuntimeContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuntimeContainer.ProtoReflect.Descriptor instead.
 func (*RuntimeContainer) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{26}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RuntimeContainer) GetName() string {
@@ -2238,7 +2395,7 @@ type LinuxResources struct {
 
 func (x *LinuxResources) Reset() {
 	*x = LinuxResources{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[27]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2250,7 +2407,7 @@ func (x *LinuxResources) String() string {
 func (*LinuxResources) ProtoMessage() {}
 
 func (x *LinuxResources) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[27]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2263,7 +2420,7 @@ func (x *LinuxResources) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinuxResources.ProtoReflect.Descriptor instead.
 func (*LinuxResources) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{27}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *LinuxResources) GetCpuPeriod() int64 {
@@ -2318,7 +2475,7 @@ type HugepageLimit struct {
 
 func (x *HugepageLimit) Reset() {
 	*x = HugepageLimit{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[28]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +2487,7 @@ func (x *HugepageLimit) String() string {
 func (*HugepageLimit) ProtoMessage() {}
 
 func (x *HugepageLimit) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[28]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +2500,7 @@ func (x *HugepageLimit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HugepageLimit.ProtoReflect.Descriptor instead.
 func (*HugepageLimit) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{28}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *HugepageLimit) GetPageSize() string {
@@ -2380,7 +2537,7 @@ type PlanContainerRequest struct {
 
 func (x *PlanContainerRequest) Reset() {
 	*x = PlanContainerRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[29]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2392,7 +2549,7 @@ func (x *PlanContainerRequest) String() string {
 func (*PlanContainerRequest) ProtoMessage() {}
 
 func (x *PlanContainerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[29]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2405,7 +2562,7 @@ func (x *PlanContainerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanContainerRequest.ProtoReflect.Descriptor instead.
 func (*PlanContainerRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{29}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PlanContainerRequest) GetPod() *RuntimePod {
@@ -2455,7 +2612,7 @@ type SpecSources struct {
 
 func (x *SpecSources) Reset() {
 	*x = SpecSources{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[30]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2467,7 +2624,7 @@ func (x *SpecSources) String() string {
 func (*SpecSources) ProtoMessage() {}
 
 func (x *SpecSources) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[30]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2480,7 +2637,7 @@ func (x *SpecSources) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpecSources.ProtoReflect.Descriptor instead.
 func (*SpecSources) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{30}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SpecSources) GetSources() []string {
@@ -2511,7 +2668,7 @@ type PlanContainerResponse struct {
 
 func (x *PlanContainerResponse) Reset() {
 	*x = PlanContainerResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[31]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2523,7 +2680,7 @@ func (x *PlanContainerResponse) String() string {
 func (*PlanContainerResponse) ProtoMessage() {}
 
 func (x *PlanContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[31]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2693,7 @@ func (x *PlanContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanContainerResponse.ProtoReflect.Descriptor instead.
 func (*PlanContainerResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{31}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PlanContainerResponse) GetOutcome() PlanContainerResponse_Outcome {
@@ -2597,7 +2754,7 @@ type ExplainRequest struct {
 
 func (x *ExplainRequest) Reset() {
 	*x = ExplainRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[32]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2609,7 +2766,7 @@ func (x *ExplainRequest) String() string {
 func (*ExplainRequest) ProtoMessage() {}
 
 func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[32]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2622,7 +2779,7 @@ func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
 func (*ExplainRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{32}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ExplainRequest) GetPod() *Pod {
@@ -2644,7 +2801,7 @@ type Hint struct {
 
 func (x *Hint) Reset() {
 	*x = Hint{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[33]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2656,7 +2813,7 @@ func (x *Hint) String() string {
 func (*Hint) ProtoMessage() {}
 
 func (x *Hint) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[33]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2669,7 +2826,7 @@ func (x *Hint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hint.ProtoReflect.Descriptor instead.
 func (*Hint) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{33}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Hint) GetNumaNodes() []int32 {
@@ -2711,7 +2868,7 @@ type ResourceHints struct {
 
 func (x *ResourceHints) Reset() {
 	*x = ResourceHints{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[34]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2723,7 +2880,7 @@ func (x *ResourceHints) String() string {
 func (*ResourceHints) ProtoMessage() {}
 
 func (x *ResourceHints) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[34]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2736,7 +2893,7 @@ func (x *ResourceHints) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceHints.ProtoReflect.Descriptor instead.
 func (*ResourceHints) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{34}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ResourceHints) GetProvider() string {
@@ -2798,7 +2955,7 @@ type ContainerExplanation struct {
 
 func (x *ContainerExplanation) Reset() {
 	*x = ContainerExplanation{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[35]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2810,7 +2967,7 @@ func (x *ContainerExplanation) String() string {
 func (*ContainerExplanation) ProtoMessage() {}
 
 func (x *ContainerExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[35]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2823,7 +2980,7 @@ func (x *ContainerExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerExplanation.ProtoReflect.Descriptor instead.
 func (*ContainerExplanation) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{35}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ContainerExplanation) GetName() string {
@@ -2893,7 +3050,7 @@ type ExplainResponse struct {
 
 func (x *ExplainResponse) Reset() {
 	*x = ExplainResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[36]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2905,7 +3062,7 @@ func (x *ExplainResponse) String() string {
 func (*ExplainResponse) ProtoMessage() {}
 
 func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[36]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2918,7 +3075,7 @@ func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
 func (*ExplainResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{36}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ExplainResponse) GetDecision() *AdmitResponse {
@@ -2974,7 +3131,7 @@ type NumaSplit struct {
 
 func (x *NumaSplit) Reset() {
 	*x = NumaSplit{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[37]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2986,7 +3143,7 @@ func (x *NumaSplit) String() string {
 func (*NumaSplit) ProtoMessage() {}
 
 func (x *NumaSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[37]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2999,7 +3156,7 @@ func (x *NumaSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumaSplit.ProtoReflect.Descriptor instead.
 func (*NumaSplit) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{37}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *NumaSplit) GetPlacedByPod() bool {
@@ -3028,7 +3185,7 @@ type NumaCell struct {
 
 func (x *NumaCell) Reset() {
 	*x = NumaCell{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[38]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3040,7 +3197,7 @@ func (x *NumaCell) String() string {
 func (*NumaCell) ProtoMessage() {}
 
 func (x *NumaCell) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[38]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3053,7 +3210,7 @@ func (x *NumaCell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumaCell.ProtoReflect.Descriptor instead.
 func (*NumaCell) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{38}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *NumaCell) GetNumaNode() int32 {
@@ -3103,7 +3260,7 @@ type AllocateRequest struct {
 
 func (x *AllocateRequest) Reset() {
 	*x = AllocateRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[39]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3115,7 +3272,7 @@ func (x *AllocateRequest) String() string {
 func (*AllocateRequest) ProtoMessage() {}
 
 func (x *AllocateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[39]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3128,7 +3285,7 @@ func (x *AllocateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AllocateRequest.ProtoReflect.Descriptor instead.
 func (*AllocateRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{39}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AllocateRequest) GetPodUid() string {
@@ -3175,7 +3332,7 @@ type AllocateResponse struct {
 
 func (x *AllocateResponse) Reset() {
 	*x = AllocateResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[40]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +3344,7 @@ func (x *AllocateResponse) String() string {
 func (*AllocateResponse) ProtoMessage() {}
 
 func (x *AllocateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[40]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +3357,7 @@ func (x *AllocateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AllocateResponse.ProtoReflect.Descriptor instead.
 func (*AllocateResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{40}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AllocateResponse) GetContainer() *ContainerAllocation {
@@ -3225,7 +3382,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[41]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3394,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[41]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3407,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{41}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ReleaseRequest) GetPodUid() string {
@@ -3283,7 +3440,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[42]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3295,7 +3452,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[42]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3308,7 +3465,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{42}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ReleaseResponse) GetStateGeneration() uint64 {
@@ -3326,7 +3483,7 @@ type ListAllocationsRequest struct {
 
 func (x *ListAllocationsRequest) Reset() {
 	*x = ListAllocationsRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[43]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3338,7 +3495,7 @@ func (x *ListAllocationsRequest) String() string {
 func (*ListAllocationsRequest) ProtoMessage() {}
 
 func (x *ListAllocationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[43]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3351,7 +3508,7 @@ func (x *ListAllocationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAllocationsRequest.ProtoReflect.Descriptor instead.
 func (*ListAllocationsRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{43}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{44}
 }
 
 type PodAllocation struct {
@@ -3366,7 +3523,7 @@ type PodAllocation struct {
 
 func (x *PodAllocation) Reset() {
 	*x = PodAllocation{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[44]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3378,7 +3535,7 @@ func (x *PodAllocation) String() string {
 func (*PodAllocation) ProtoMessage() {}
 
 func (x *PodAllocation) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[44]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3391,7 +3548,7 @@ func (x *PodAllocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PodAllocation.ProtoReflect.Descriptor instead.
 func (*PodAllocation) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{44}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PodAllocation) GetUid() string {
@@ -3430,7 +3587,7 @@ type WatchAllocationsRequest struct {
 
 func (x *WatchAllocationsRequest) Reset() {
 	*x = WatchAllocationsRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[45]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3442,7 +3599,7 @@ func (x *WatchAllocationsRequest) String() string {
 func (*WatchAllocationsRequest) ProtoMessage() {}
 
 func (x *WatchAllocationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[45]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3455,7 +3612,7 @@ func (x *WatchAllocationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchAllocationsRequest.ProtoReflect.Descriptor instead.
 func (*WatchAllocationsRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{45}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{46}
 }
 
 type ListAllocationsResponse struct {
@@ -3470,7 +3627,7 @@ type ListAllocationsResponse struct {
 
 func (x *ListAllocationsResponse) Reset() {
 	*x = ListAllocationsResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[46]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3482,7 +3639,7 @@ func (x *ListAllocationsResponse) String() string {
 func (*ListAllocationsResponse) ProtoMessage() {}
 
 func (x *ListAllocationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[46]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3495,7 +3652,7 @@ func (x *ListAllocationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAllocationsResponse.ProtoReflect.Descriptor instead.
 func (*ListAllocationsResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{46}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListAllocationsResponse) GetReserved() string {
@@ -3536,7 +3693,7 @@ type GetNodeResourceTopologyRequest struct {
 
 func (x *GetNodeResourceTopologyRequest) Reset() {
 	*x = GetNodeResourceTopologyRequest{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[47]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3548,7 +3705,7 @@ func (x *GetNodeResourceTopologyRequest) String() string {
 func (*GetNodeResourceTopologyRequest) ProtoMessage() {}
 
 func (x *GetNodeResourceTopologyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[47]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3561,7 +3718,7 @@ func (x *GetNodeResourceTopologyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNodeResourceTopologyRequest.ProtoReflect.Descriptor instead.
 func (*GetNodeResourceTopologyRequest) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{47}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetNodeResourceTopologyRequest) GetNodeName() string {
@@ -3584,7 +3741,7 @@ type GetNodeResourceTopologyResponse struct {
 
 func (x *GetNodeResourceTopologyResponse) Reset() {
 	*x = GetNodeResourceTopologyResponse{}
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[48]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3596,7 +3753,7 @@ func (x *GetNodeResourceTopologyResponse) String() string {
 func (*GetNodeResourceTopologyResponse) ProtoMessage() {}
 
 func (x *GetNodeResourceTopologyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_topologyd_v1_topologyd_proto_msgTypes[48]
+	mi := &file_topologyd_v1_topologyd_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3609,7 +3766,7 @@ func (x *GetNodeResourceTopologyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNodeResourceTopologyResponse.ProtoReflect.Descriptor instead.
 func (*GetNodeResourceTopologyResponse) Descriptor() ([]byte, []int) {
-	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{48}
+	return file_topologyd_v1_topologyd_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *GetNodeResourceTopologyResponse) GetObjectJson() string {
@@ -3631,7 +3788,7 @@ var File_topologyd_v1_topologyd_proto protoreflect.FileDescriptor
 const file_topologyd_v1_topologyd_proto_rawDesc = "" +
 	"\n" +
 	"\x1ctopologyd/v1/topologyd.proto\x12\ftopologyd.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x0f\n" +
-	"\rStatusRequest\"\xe5\x05\n" +
+	"\rStatusRequest\"\xab\x06\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x121\n" +
 	"\x06uptime\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x06uptime\x12\x1f\n" +
@@ -3654,7 +3811,23 @@ const file_topologyd_v1_topologyd_proto_rawDesc = "" +
 	"checkpoint\x18\x0e \x01(\v2\x1e.topologyd.v1.CheckpointStatusR\n" +
 	"checkpoint\x12\x18\n" +
 	"\aproblem\x18\x0f \x01(\tR\aproblem\x12?\n" +
-	"\tplacement\x18\x10 \x01(\v2!.topologyd.v1.PlacementSyncStatusR\tplacement\"\xa1\x05\n" +
+	"\tplacement\x18\x10 \x01(\v2!.topologyd.v1.PlacementSyncStatusR\tplacement\x12D\n" +
+	"\x0enrt_api_server\x18\x11 \x01(\v2\x1e.topologyd.v1.NrtPublishStatusR\fnrtApiServer\"\x85\x04\n" +
+	"\x10NrtPublishStatus\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x1b\n" +
+	"\tnode_name\x18\x02 \x01(\tR\bnodeName\x12\x1c\n" +
+	"\tpublishes\x18\x03 \x01(\x04R\tpublishes\x12)\n" +
+	"\x10failed_publishes\x18\x04 \x01(\x04R\x0ffailedPublishes\x121\n" +
+	"\x14consecutive_failures\x18\x05 \x01(\x04R\x13consecutiveFailures\x12F\n" +
+	"\x11last_attempt_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0flastAttemptTime\x12!\n" +
+	"\flast_trigger\x18\a \x01(\tR\vlastTrigger\x12\x17\n" +
+	"\alast_ok\x18\b \x01(\bR\x06lastOk\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\t \x01(\tR\tlastError\x12F\n" +
+	"\x11last_success_time\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\x0flastSuccessTime\x121\n" +
+	"\x14published_generation\x18\v \x01(\x04R\x13publishedGeneration\x12\"\n" +
+	"\rlast_delay_us\x18\f \x01(\x04R\vlastDelayUs\"\xa1\x05\n" +
 	"\x13PlacementSyncStatus\x12\x1a\n" +
 	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12,\n" +
 	"\x12root_provider_name\x18\x02 \x01(\tR\x10rootProviderName\x12,\n" +
@@ -3976,145 +4149,149 @@ func file_topologyd_v1_topologyd_proto_rawDescGZIP() []byte {
 }
 
 var file_topologyd_v1_topologyd_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_topologyd_v1_topologyd_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_topologyd_v1_topologyd_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_topologyd_v1_topologyd_proto_goTypes = []any{
 	(DeviceKind)(0),                         // 0: topologyd.v1.DeviceKind
 	(PlanContainerResponse_Outcome)(0),      // 1: topologyd.v1.PlanContainerResponse.Outcome
 	(*StatusRequest)(nil),                   // 2: topologyd.v1.StatusRequest
 	(*StatusResponse)(nil),                  // 3: topologyd.v1.StatusResponse
-	(*PlacementSyncStatus)(nil),             // 4: topologyd.v1.PlacementSyncStatus
-	(*CheckpointStatus)(nil),                // 5: topologyd.v1.CheckpointStatus
-	(*ReloadStatus)(nil),                    // 6: topologyd.v1.ReloadStatus
-	(*CgroupStatus)(nil),                    // 7: topologyd.v1.CgroupStatus
-	(*GetTopologyRequest)(nil),              // 8: topologyd.v1.GetTopologyRequest
-	(*GetTopologyResponse)(nil),             // 9: topologyd.v1.GetTopologyResponse
-	(*Topology)(nil),                        // 10: topologyd.v1.Topology
-	(*Package)(nil),                         // 11: topologyd.v1.Package
-	(*Die)(nil),                             // 12: topologyd.v1.Die
-	(*HugePages)(nil),                       // 13: topologyd.v1.HugePages
-	(*NumaNode)(nil),                        // 14: topologyd.v1.NumaNode
-	(*Core)(nil),                            // 15: topologyd.v1.Core
-	(*Cpu)(nil),                             // 16: topologyd.v1.Cpu
-	(*L3Group)(nil),                         // 17: topologyd.v1.L3Group
-	(*PciDevice)(nil),                       // 18: topologyd.v1.PciDevice
-	(*Pod)(nil),                             // 19: topologyd.v1.Pod
-	(*Container)(nil),                       // 20: topologyd.v1.Container
-	(*AdmitRequest)(nil),                    // 21: topologyd.v1.AdmitRequest
-	(*ContainerAllocation)(nil),             // 22: topologyd.v1.ContainerAllocation
-	(*DeviceIds)(nil),                       // 23: topologyd.v1.DeviceIds
-	(*AdmitResponse)(nil),                   // 24: topologyd.v1.AdmitResponse
-	(*AwaitDurableRequest)(nil),             // 25: topologyd.v1.AwaitDurableRequest
-	(*AwaitDurableResponse)(nil),            // 26: topologyd.v1.AwaitDurableResponse
-	(*RuntimePod)(nil),                      // 27: topologyd.v1.RuntimePod
-	(*RuntimeContainer)(nil),                // 28: topologyd.v1.RuntimeContainer
-	(*LinuxResources)(nil),                  // 29: topologyd.v1.LinuxResources
-	(*HugepageLimit)(nil),                   // 30: topologyd.v1.HugepageLimit
-	(*PlanContainerRequest)(nil),            // 31: topologyd.v1.PlanContainerRequest
-	(*SpecSources)(nil),                     // 32: topologyd.v1.SpecSources
-	(*PlanContainerResponse)(nil),           // 33: topologyd.v1.PlanContainerResponse
-	(*ExplainRequest)(nil),                  // 34: topologyd.v1.ExplainRequest
-	(*Hint)(nil),                            // 35: topologyd.v1.Hint
-	(*ResourceHints)(nil),                   // 36: topologyd.v1.ResourceHints
-	(*ContainerExplanation)(nil),            // 37: topologyd.v1.ContainerExplanation
-	(*ExplainResponse)(nil),                 // 38: topologyd.v1.ExplainResponse
-	(*NumaSplit)(nil),                       // 39: topologyd.v1.NumaSplit
-	(*NumaCell)(nil),                        // 40: topologyd.v1.NumaCell
-	(*AllocateRequest)(nil),                 // 41: topologyd.v1.AllocateRequest
-	(*AllocateResponse)(nil),                // 42: topologyd.v1.AllocateResponse
-	(*ReleaseRequest)(nil),                  // 43: topologyd.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),                 // 44: topologyd.v1.ReleaseResponse
-	(*ListAllocationsRequest)(nil),          // 45: topologyd.v1.ListAllocationsRequest
-	(*PodAllocation)(nil),                   // 46: topologyd.v1.PodAllocation
-	(*WatchAllocationsRequest)(nil),         // 47: topologyd.v1.WatchAllocationsRequest
-	(*ListAllocationsResponse)(nil),         // 48: topologyd.v1.ListAllocationsResponse
-	(*GetNodeResourceTopologyRequest)(nil),  // 49: topologyd.v1.GetNodeResourceTopologyRequest
-	(*GetNodeResourceTopologyResponse)(nil), // 50: topologyd.v1.GetNodeResourceTopologyResponse
-	nil,                                     // 51: topologyd.v1.Pod.AnnotationsEntry
-	nil,                                     // 52: topologyd.v1.Container.RequestsEntry
-	nil,                                     // 53: topologyd.v1.Container.LimitsEntry
-	nil,                                     // 54: topologyd.v1.ContainerAllocation.DevicesEntry
-	nil,                                     // 55: topologyd.v1.RuntimePod.AnnotationsEntry
-	(*durationpb.Duration)(nil),             // 56: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),           // 57: google.protobuf.Timestamp
+	(*NrtPublishStatus)(nil),                // 4: topologyd.v1.NrtPublishStatus
+	(*PlacementSyncStatus)(nil),             // 5: topologyd.v1.PlacementSyncStatus
+	(*CheckpointStatus)(nil),                // 6: topologyd.v1.CheckpointStatus
+	(*ReloadStatus)(nil),                    // 7: topologyd.v1.ReloadStatus
+	(*CgroupStatus)(nil),                    // 8: topologyd.v1.CgroupStatus
+	(*GetTopologyRequest)(nil),              // 9: topologyd.v1.GetTopologyRequest
+	(*GetTopologyResponse)(nil),             // 10: topologyd.v1.GetTopologyResponse
+	(*Topology)(nil),                        // 11: topologyd.v1.Topology
+	(*Package)(nil),                         // 12: topologyd.v1.Package
+	(*Die)(nil),                             // 13: topologyd.v1.Die
+	(*HugePages)(nil),                       // 14: topologyd.v1.HugePages
+	(*NumaNode)(nil),                        // 15: topologyd.v1.NumaNode
+	(*Core)(nil),                            // 16: topologyd.v1.Core
+	(*Cpu)(nil),                             // 17: topologyd.v1.Cpu
+	(*L3Group)(nil),                         // 18: topologyd.v1.L3Group
+	(*PciDevice)(nil),                       // 19: topologyd.v1.PciDevice
+	(*Pod)(nil),                             // 20: topologyd.v1.Pod
+	(*Container)(nil),                       // 21: topologyd.v1.Container
+	(*AdmitRequest)(nil),                    // 22: topologyd.v1.AdmitRequest
+	(*ContainerAllocation)(nil),             // 23: topologyd.v1.ContainerAllocation
+	(*DeviceIds)(nil),                       // 24: topologyd.v1.DeviceIds
+	(*AdmitResponse)(nil),                   // 25: topologyd.v1.AdmitResponse
+	(*AwaitDurableRequest)(nil),             // 26: topologyd.v1.AwaitDurableRequest
+	(*AwaitDurableResponse)(nil),            // 27: topologyd.v1.AwaitDurableResponse
+	(*RuntimePod)(nil),                      // 28: topologyd.v1.RuntimePod
+	(*RuntimeContainer)(nil),                // 29: topologyd.v1.RuntimeContainer
+	(*LinuxResources)(nil),                  // 30: topologyd.v1.LinuxResources
+	(*HugepageLimit)(nil),                   // 31: topologyd.v1.HugepageLimit
+	(*PlanContainerRequest)(nil),            // 32: topologyd.v1.PlanContainerRequest
+	(*SpecSources)(nil),                     // 33: topologyd.v1.SpecSources
+	(*PlanContainerResponse)(nil),           // 34: topologyd.v1.PlanContainerResponse
+	(*ExplainRequest)(nil),                  // 35: topologyd.v1.ExplainRequest
+	(*Hint)(nil),                            // 36: topologyd.v1.Hint
+	(*ResourceHints)(nil),                   // 37: topologyd.v1.ResourceHints
+	(*ContainerExplanation)(nil),            // 38: topologyd.v1.ContainerExplanation
+	(*ExplainResponse)(nil),                 // 39: topologyd.v1.ExplainResponse
+	(*NumaSplit)(nil),                       // 40: topologyd.v1.NumaSplit
+	(*NumaCell)(nil),                        // 41: topologyd.v1.NumaCell
+	(*AllocateRequest)(nil),                 // 42: topologyd.v1.AllocateRequest
+	(*AllocateResponse)(nil),                // 43: topologyd.v1.AllocateResponse
+	(*ReleaseRequest)(nil),                  // 44: topologyd.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),                 // 45: topologyd.v1.ReleaseResponse
+	(*ListAllocationsRequest)(nil),          // 46: topologyd.v1.ListAllocationsRequest
+	(*PodAllocation)(nil),                   // 47: topologyd.v1.PodAllocation
+	(*WatchAllocationsRequest)(nil),         // 48: topologyd.v1.WatchAllocationsRequest
+	(*ListAllocationsResponse)(nil),         // 49: topologyd.v1.ListAllocationsResponse
+	(*GetNodeResourceTopologyRequest)(nil),  // 50: topologyd.v1.GetNodeResourceTopologyRequest
+	(*GetNodeResourceTopologyResponse)(nil), // 51: topologyd.v1.GetNodeResourceTopologyResponse
+	nil,                                     // 52: topologyd.v1.Pod.AnnotationsEntry
+	nil,                                     // 53: topologyd.v1.Container.RequestsEntry
+	nil,                                     // 54: topologyd.v1.Container.LimitsEntry
+	nil,                                     // 55: topologyd.v1.ContainerAllocation.DevicesEntry
+	nil,                                     // 56: topologyd.v1.RuntimePod.AnnotationsEntry
+	(*durationpb.Duration)(nil),             // 57: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),           // 58: google.protobuf.Timestamp
 }
 var file_topologyd_v1_topologyd_proto_depIdxs = []int32{
-	56, // 0: topologyd.v1.StatusResponse.uptime:type_name -> google.protobuf.Duration
-	6,  // 1: topologyd.v1.StatusResponse.last_reload:type_name -> topologyd.v1.ReloadStatus
-	7,  // 2: topologyd.v1.StatusResponse.cgroup:type_name -> topologyd.v1.CgroupStatus
-	5,  // 3: topologyd.v1.StatusResponse.checkpoint:type_name -> topologyd.v1.CheckpointStatus
-	4,  // 4: topologyd.v1.StatusResponse.placement:type_name -> topologyd.v1.PlacementSyncStatus
-	57, // 5: topologyd.v1.PlacementSyncStatus.last_sync_time:type_name -> google.protobuf.Timestamp
-	57, // 6: topologyd.v1.PlacementSyncStatus.last_success_time:type_name -> google.protobuf.Timestamp
-	56, // 7: topologyd.v1.CheckpointStatus.write_running:type_name -> google.protobuf.Duration
-	56, // 8: topologyd.v1.ReloadStatus.age:type_name -> google.protobuf.Duration
-	10, // 9: topologyd.v1.GetTopologyResponse.topology:type_name -> topologyd.v1.Topology
-	11, // 10: topologyd.v1.Topology.packages:type_name -> topologyd.v1.Package
-	14, // 11: topologyd.v1.Topology.numa_nodes:type_name -> topologyd.v1.NumaNode
-	15, // 12: topologyd.v1.Topology.cores:type_name -> topologyd.v1.Core
-	16, // 13: topologyd.v1.Topology.cpus:type_name -> topologyd.v1.Cpu
-	17, // 14: topologyd.v1.Topology.l3_groups:type_name -> topologyd.v1.L3Group
-	18, // 15: topologyd.v1.Topology.pci_devices:type_name -> topologyd.v1.PciDevice
-	12, // 16: topologyd.v1.Topology.dies:type_name -> topologyd.v1.Die
-	13, // 17: topologyd.v1.NumaNode.hugepages:type_name -> topologyd.v1.HugePages
-	0,  // 18: topologyd.v1.PciDevice.kind:type_name -> topologyd.v1.DeviceKind
-	51, // 19: topologyd.v1.Pod.annotations:type_name -> topologyd.v1.Pod.AnnotationsEntry
-	20, // 20: topologyd.v1.Pod.init_containers:type_name -> topologyd.v1.Container
-	20, // 21: topologyd.v1.Pod.containers:type_name -> topologyd.v1.Container
-	52, // 22: topologyd.v1.Container.requests:type_name -> topologyd.v1.Container.RequestsEntry
-	53, // 23: topologyd.v1.Container.limits:type_name -> topologyd.v1.Container.LimitsEntry
-	19, // 24: topologyd.v1.AdmitRequest.pod:type_name -> topologyd.v1.Pod
-	54, // 25: topologyd.v1.ContainerAllocation.devices:type_name -> topologyd.v1.ContainerAllocation.DevicesEntry
-	22, // 26: topologyd.v1.AdmitResponse.containers:type_name -> topologyd.v1.ContainerAllocation
-	55, // 27: topologyd.v1.RuntimePod.annotations:type_name -> topologyd.v1.RuntimePod.AnnotationsEntry
-	28, // 28: topologyd.v1.RuntimePod.containers:type_name -> topologyd.v1.RuntimeContainer
-	29, // 29: topologyd.v1.RuntimeContainer.resources:type_name -> topologyd.v1.LinuxResources
-	30, // 30: topologyd.v1.LinuxResources.hugepage_limits:type_name -> topologyd.v1.HugepageLimit
-	27, // 31: topologyd.v1.PlanContainerRequest.pod:type_name -> topologyd.v1.RuntimePod
-	28, // 32: topologyd.v1.PlanContainerRequest.container:type_name -> topologyd.v1.RuntimeContainer
-	19, // 33: topologyd.v1.PlanContainerRequest.pod_spec:type_name -> topologyd.v1.Pod
-	32, // 34: topologyd.v1.PlanContainerRequest.spec_sources:type_name -> topologyd.v1.SpecSources
-	1,  // 35: topologyd.v1.PlanContainerResponse.outcome:type_name -> topologyd.v1.PlanContainerResponse.Outcome
-	22, // 36: topologyd.v1.PlanContainerResponse.container:type_name -> topologyd.v1.ContainerAllocation
-	24, // 37: topologyd.v1.PlanContainerResponse.admission:type_name -> topologyd.v1.AdmitResponse
-	19, // 38: topologyd.v1.ExplainRequest.pod:type_name -> topologyd.v1.Pod
-	35, // 39: topologyd.v1.ResourceHints.hints:type_name -> topologyd.v1.Hint
-	36, // 40: topologyd.v1.ContainerExplanation.hints:type_name -> topologyd.v1.ResourceHints
-	35, // 41: topologyd.v1.ContainerExplanation.merged:type_name -> topologyd.v1.Hint
-	24, // 42: topologyd.v1.ExplainResponse.decision:type_name -> topologyd.v1.AdmitResponse
-	37, // 43: topologyd.v1.ExplainResponse.containers:type_name -> topologyd.v1.ContainerExplanation
-	39, // 44: topologyd.v1.ExplainResponse.numa_split:type_name -> topologyd.v1.NumaSplit
-	40, // 45: topologyd.v1.NumaSplit.cells:type_name -> topologyd.v1.NumaCell
-	22, // 46: topologyd.v1.AllocateResponse.container:type_name -> topologyd.v1.ContainerAllocation
-	22, // 47: topologyd.v1.PodAllocation.containers:type_name -> topologyd.v1.ContainerAllocation
-	46, // 48: topologyd.v1.ListAllocationsResponse.pods:type_name -> topologyd.v1.PodAllocation
-	23, // 49: topologyd.v1.ContainerAllocation.DevicesEntry.value:type_name -> topologyd.v1.DeviceIds
-	2,  // 50: topologyd.v1.Topologyd.Status:input_type -> topologyd.v1.StatusRequest
-	8,  // 51: topologyd.v1.Topologyd.GetTopology:input_type -> topologyd.v1.GetTopologyRequest
-	21, // 52: topologyd.v1.Topologyd.Admit:input_type -> topologyd.v1.AdmitRequest
-	25, // 53: topologyd.v1.Topologyd.AwaitDurable:input_type -> topologyd.v1.AwaitDurableRequest
-	31, // 54: topologyd.v1.Topologyd.PlanContainer:input_type -> topologyd.v1.PlanContainerRequest
-	34, // 55: topologyd.v1.Topologyd.Explain:input_type -> topologyd.v1.ExplainRequest
-	41, // 56: topologyd.v1.Topologyd.Allocate:input_type -> topologyd.v1.AllocateRequest
-	43, // 57: topologyd.v1.Topologyd.Release:input_type -> topologyd.v1.ReleaseRequest
-	45, // 58: topologyd.v1.Topologyd.ListAllocations:input_type -> topologyd.v1.ListAllocationsRequest
-	47, // 59: topologyd.v1.Topologyd.WatchAllocations:input_type -> topologyd.v1.WatchAllocationsRequest
-	49, // 60: topologyd.v1.Topologyd.GetNodeResourceTopology:input_type -> topologyd.v1.GetNodeResourceTopologyRequest
-	3,  // 61: topologyd.v1.Topologyd.Status:output_type -> topologyd.v1.StatusResponse
-	9,  // 62: topologyd.v1.Topologyd.GetTopology:output_type -> topologyd.v1.GetTopologyResponse
-	24, // 63: topologyd.v1.Topologyd.Admit:output_type -> topologyd.v1.AdmitResponse
-	26, // 64: topologyd.v1.Topologyd.AwaitDurable:output_type -> topologyd.v1.AwaitDurableResponse
-	33, // 65: topologyd.v1.Topologyd.PlanContainer:output_type -> topologyd.v1.PlanContainerResponse
-	38, // 66: topologyd.v1.Topologyd.Explain:output_type -> topologyd.v1.ExplainResponse
-	42, // 67: topologyd.v1.Topologyd.Allocate:output_type -> topologyd.v1.AllocateResponse
-	44, // 68: topologyd.v1.Topologyd.Release:output_type -> topologyd.v1.ReleaseResponse
-	48, // 69: topologyd.v1.Topologyd.ListAllocations:output_type -> topologyd.v1.ListAllocationsResponse
-	48, // 70: topologyd.v1.Topologyd.WatchAllocations:output_type -> topologyd.v1.ListAllocationsResponse
-	50, // 71: topologyd.v1.Topologyd.GetNodeResourceTopology:output_type -> topologyd.v1.GetNodeResourceTopologyResponse
-	61, // [61:72] is the sub-list for method output_type
-	50, // [50:61] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	57, // 0: topologyd.v1.StatusResponse.uptime:type_name -> google.protobuf.Duration
+	7,  // 1: topologyd.v1.StatusResponse.last_reload:type_name -> topologyd.v1.ReloadStatus
+	8,  // 2: topologyd.v1.StatusResponse.cgroup:type_name -> topologyd.v1.CgroupStatus
+	6,  // 3: topologyd.v1.StatusResponse.checkpoint:type_name -> topologyd.v1.CheckpointStatus
+	5,  // 4: topologyd.v1.StatusResponse.placement:type_name -> topologyd.v1.PlacementSyncStatus
+	4,  // 5: topologyd.v1.StatusResponse.nrt_api_server:type_name -> topologyd.v1.NrtPublishStatus
+	58, // 6: topologyd.v1.NrtPublishStatus.last_attempt_time:type_name -> google.protobuf.Timestamp
+	58, // 7: topologyd.v1.NrtPublishStatus.last_success_time:type_name -> google.protobuf.Timestamp
+	58, // 8: topologyd.v1.PlacementSyncStatus.last_sync_time:type_name -> google.protobuf.Timestamp
+	58, // 9: topologyd.v1.PlacementSyncStatus.last_success_time:type_name -> google.protobuf.Timestamp
+	57, // 10: topologyd.v1.CheckpointStatus.write_running:type_name -> google.protobuf.Duration
+	57, // 11: topologyd.v1.ReloadStatus.age:type_name -> google.protobuf.Duration
+	11, // 12: topologyd.v1.GetTopologyResponse.topology:type_name -> topologyd.v1.Topology
+	12, // 13: topologyd.v1.Topology.packages:type_name -> topologyd.v1.Package
+	15, // 14: topologyd.v1.Topology.numa_nodes:type_name -> topologyd.v1.NumaNode
+	16, // 15: topologyd.v1.Topology.cores:type_name -> topologyd.v1.Core
+	17, // 16: topologyd.v1.Topology.cpus:type_name -> topologyd.v1.Cpu
+	18, // 17: topologyd.v1.Topology.l3_groups:type_name -> topologyd.v1.L3Group
+	19, // 18: topologyd.v1.Topology.pci_devices:type_name -> topologyd.v1.PciDevice
+	13, // 19: topologyd.v1.Topology.dies:type_name -> topologyd.v1.Die
+	14, // 20: topologyd.v1.NumaNode.hugepages:type_name -> topologyd.v1.HugePages
+	0,  // 21: topologyd.v1.PciDevice.kind:type_name -> topologyd.v1.DeviceKind
+	52, // 22: topologyd.v1.Pod.annotations:type_name -> topologyd.v1.Pod.AnnotationsEntry
+	21, // 23: topologyd.v1.Pod.init_containers:type_name -> topologyd.v1.Container
+	21, // 24: topologyd.v1.Pod.containers:type_name -> topologyd.v1.Container
+	53, // 25: topologyd.v1.Container.requests:type_name -> topologyd.v1.Container.RequestsEntry
+	54, // 26: topologyd.v1.Container.limits:type_name -> topologyd.v1.Container.LimitsEntry
+	20, // 27: topologyd.v1.AdmitRequest.pod:type_name -> topologyd.v1.Pod
+	55, // 28: topologyd.v1.ContainerAllocation.devices:type_name -> topologyd.v1.ContainerAllocation.DevicesEntry
+	23, // 29: topologyd.v1.AdmitResponse.containers:type_name -> topologyd.v1.ContainerAllocation
+	56, // 30: topologyd.v1.RuntimePod.annotations:type_name -> topologyd.v1.RuntimePod.AnnotationsEntry
+	29, // 31: topologyd.v1.RuntimePod.containers:type_name -> topologyd.v1.RuntimeContainer
+	30, // 32: topologyd.v1.RuntimeContainer.resources:type_name -> topologyd.v1.LinuxResources
+	31, // 33: topologyd.v1.LinuxResources.hugepage_limits:type_name -> topologyd.v1.HugepageLimit
+	28, // 34: topologyd.v1.PlanContainerRequest.pod:type_name -> topologyd.v1.RuntimePod
+	29, // 35: topologyd.v1.PlanContainerRequest.container:type_name -> topologyd.v1.RuntimeContainer
+	20, // 36: topologyd.v1.PlanContainerRequest.pod_spec:type_name -> topologyd.v1.Pod
+	33, // 37: topologyd.v1.PlanContainerRequest.spec_sources:type_name -> topologyd.v1.SpecSources
+	1,  // 38: topologyd.v1.PlanContainerResponse.outcome:type_name -> topologyd.v1.PlanContainerResponse.Outcome
+	23, // 39: topologyd.v1.PlanContainerResponse.container:type_name -> topologyd.v1.ContainerAllocation
+	25, // 40: topologyd.v1.PlanContainerResponse.admission:type_name -> topologyd.v1.AdmitResponse
+	20, // 41: topologyd.v1.ExplainRequest.pod:type_name -> topologyd.v1.Pod
+	36, // 42: topologyd.v1.ResourceHints.hints:type_name -> topologyd.v1.Hint
+	37, // 43: topologyd.v1.ContainerExplanation.hints:type_name -> topologyd.v1.ResourceHints
+	36, // 44: topologyd.v1.ContainerExplanation.merged:type_name -> topologyd.v1.Hint
+	25, // 45: topologyd.v1.ExplainResponse.decision:type_name -> topologyd.v1.AdmitResponse
+	38, // 46: topologyd.v1.ExplainResponse.containers:type_name -> topologyd.v1.ContainerExplanation
+	40, // 47: topologyd.v1.ExplainResponse.numa_split:type_name -> topologyd.v1.NumaSplit
+	41, // 48: topologyd.v1.NumaSplit.cells:type_name -> topologyd.v1.NumaCell
+	23, // 49: topologyd.v1.AllocateResponse.container:type_name -> topologyd.v1.ContainerAllocation
+	23, // 50: topologyd.v1.PodAllocation.containers:type_name -> topologyd.v1.ContainerAllocation
+	47, // 51: topologyd.v1.ListAllocationsResponse.pods:type_name -> topologyd.v1.PodAllocation
+	24, // 52: topologyd.v1.ContainerAllocation.DevicesEntry.value:type_name -> topologyd.v1.DeviceIds
+	2,  // 53: topologyd.v1.Topologyd.Status:input_type -> topologyd.v1.StatusRequest
+	9,  // 54: topologyd.v1.Topologyd.GetTopology:input_type -> topologyd.v1.GetTopologyRequest
+	22, // 55: topologyd.v1.Topologyd.Admit:input_type -> topologyd.v1.AdmitRequest
+	26, // 56: topologyd.v1.Topologyd.AwaitDurable:input_type -> topologyd.v1.AwaitDurableRequest
+	32, // 57: topologyd.v1.Topologyd.PlanContainer:input_type -> topologyd.v1.PlanContainerRequest
+	35, // 58: topologyd.v1.Topologyd.Explain:input_type -> topologyd.v1.ExplainRequest
+	42, // 59: topologyd.v1.Topologyd.Allocate:input_type -> topologyd.v1.AllocateRequest
+	44, // 60: topologyd.v1.Topologyd.Release:input_type -> topologyd.v1.ReleaseRequest
+	46, // 61: topologyd.v1.Topologyd.ListAllocations:input_type -> topologyd.v1.ListAllocationsRequest
+	48, // 62: topologyd.v1.Topologyd.WatchAllocations:input_type -> topologyd.v1.WatchAllocationsRequest
+	50, // 63: topologyd.v1.Topologyd.GetNodeResourceTopology:input_type -> topologyd.v1.GetNodeResourceTopologyRequest
+	3,  // 64: topologyd.v1.Topologyd.Status:output_type -> topologyd.v1.StatusResponse
+	10, // 65: topologyd.v1.Topologyd.GetTopology:output_type -> topologyd.v1.GetTopologyResponse
+	25, // 66: topologyd.v1.Topologyd.Admit:output_type -> topologyd.v1.AdmitResponse
+	27, // 67: topologyd.v1.Topologyd.AwaitDurable:output_type -> topologyd.v1.AwaitDurableResponse
+	34, // 68: topologyd.v1.Topologyd.PlanContainer:output_type -> topologyd.v1.PlanContainerResponse
+	39, // 69: topologyd.v1.Topologyd.Explain:output_type -> topologyd.v1.ExplainResponse
+	43, // 70: topologyd.v1.Topologyd.Allocate:output_type -> topologyd.v1.AllocateResponse
+	45, // 71: topologyd.v1.Topologyd.Release:output_type -> topologyd.v1.ReleaseResponse
+	49, // 72: topologyd.v1.Topologyd.ListAllocations:output_type -> topologyd.v1.ListAllocationsResponse
+	49, // 73: topologyd.v1.Topologyd.WatchAllocations:output_type -> topologyd.v1.ListAllocationsResponse
+	51, // 74: topologyd.v1.Topologyd.GetNodeResourceTopology:output_type -> topologyd.v1.GetNodeResourceTopologyResponse
+	64, // [64:75] is the sub-list for method output_type
+	53, // [53:64] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_topologyd_v1_topologyd_proto_init() }
@@ -4128,7 +4305,7 @@ func file_topologyd_v1_topologyd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_topologyd_v1_topologyd_proto_rawDesc), len(file_topologyd_v1_topologyd_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   54,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -105,5 +105,14 @@ TEST(ConfigDiffTest, NrtNodeNameIsLiveAndNrtFileRestartOnly) {
   EXPECT_EQ(plan.effective.nrt.file, "/run/topologyd/nrt.yaml");
 }
 
+TEST(ConfigDiffTest, NrtApiServerIsRestartOnly) {
+  Config old_config;
+  Config next = old_config;
+  next.nrt.api_server = NrtApiServerConfig{.kubeconfig = "/etc/kubernetes/kubelet.conf"};
+  ReloadPlan plan = PlanReload(old_config, next);
+  EXPECT_THAT(plan.refused, ElementsAre("nrt.apiServer"));
+  EXPECT_FALSE(plan.effective.nrt.api_server.has_value());
+}
+
 }  // namespace
 }  // namespace topologyd::config

@@ -151,6 +151,36 @@ TEST(ConfigLoaderTest, NrtIsOffByDefaultAndTakesAFileOutsideStateDir) {
               HasSubstr("nrt.nodeName: must be a Kubernetes node name"));
 }
 
+TEST(ConfigLoaderTest, NrtApiServerTakesAKubeconfigOrInCluster) {
+  auto defaults = ParseConfig("", "n.yaml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_FALSE(defaults->nrt.api_server.has_value());
+  auto set = ParseConfig(
+      "nrt: {apiServer: {kubeconfig: /etc/kubernetes/kubelet.conf, resyncPeriod: 30s}}\n",
+      "n.yaml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(set->nrt.api_server.has_value());
+  EXPECT_EQ(set->nrt.api_server->kubeconfig, "/etc/kubernetes/kubelet.conf");
+  EXPECT_EQ(set->nrt.api_server->resync_period, std::chrono::seconds(30));
+  EXPECT_EQ(set->nrt.api_server->timeout, std::chrono::seconds(5));
+  auto in_cluster = ParseConfig("nrt: {apiServer: {kubeconfig: in-cluster}}\n", "n.yaml");
+  ASSERT_TRUE(in_cluster.ok()) << in_cluster.status();
+  EXPECT_EQ(in_cluster->nrt.api_server->kubeconfig, "in-cluster");
+  EXPECT_EQ(in_cluster->nrt.api_server->resync_period, std::chrono::minutes(1));
+
+  EXPECT_THAT(ErrorOf("nrt: {apiServer: {}}\n"),
+              HasSubstr("nrt.apiServer.kubeconfig: required: a kubeconfig file, or "
+                        "\"in-cluster\""));
+  EXPECT_THAT(ErrorOf("nrt: {apiServer: {kubeconfig: k, resyncPeriod: 0s}}\n"),
+              HasSubstr("nrt.apiServer.resyncPeriod: must be positive"));
+  EXPECT_THAT(ErrorOf("nrt: {apiServer: {kubeconfig: k, timeout: soon}}\n"),
+              HasSubstr("nrt.apiServer.timeout:"));
+  EXPECT_THAT(ErrorOf("nrt: {apiServer: {kubeconfig: k, token: t}}\n"),
+              HasSubstr("nrt.apiServer.token: unknown key"));
+  EXPECT_THAT(ErrorOf("nrt: {apiServer: in-cluster}\n"),
+              HasSubstr("nrt.apiServer: expected a mapping"));
+}
+
 TEST(ConfigLoaderTest, EmptySocketGroupKeepsTheDaemonsOwn) {
   auto c = ParseConfig("socket: {group: \"\"}\n", "g.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -527,6 +557,14 @@ TEST_F(ConfigFileTest, NrtFileIsTakenFromTheFilesDirectory) {
   auto config = LoadConfigFile(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->nrt.file, (dir_ / "out" / "nrt.yaml").string());
+}
+
+TEST_F(ConfigFileTest, NrtKubeconfigIsTakenFromTheFilesDirectory) {
+  const std::string path = (dir_ / "c.yaml").string();
+  std::ofstream(path) << "nrt: {apiServer: {kubeconfig: kube/node.conf}}\n";
+  auto config = LoadConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->nrt.api_server->kubeconfig, (dir_ / "kube" / "node.conf").string());
 }
 
 TEST(ConfigLoaderTest, ShippedConfigsLoad) {

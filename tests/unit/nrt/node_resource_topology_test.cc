@@ -104,7 +104,10 @@ TEST(NodeResourceTopologyTest, EmptyNodeZonesCostsAndReservations) {
 
   EXPECT_EQ(Attribute(nrt, "topologyManagerPolicy"), "single-numa-node");
   EXPECT_EQ(Attribute(nrt, "topologyManagerScope"), "container");
+  // topologyd's own limit, not kubelet's 8: the scheduler bounds its NUMA ids by it.
+  EXPECT_EQ(Attribute(nrt, "topologyManagerMaxNUMANodes"), "64");
   EXPECT_EQ(Attribute(nrt, "nodeTopologyPodsFingerprint"), PodFingerprint().Sign());
+  EXPECT_EQ(Attribute(nrt, "nodeTopologyPodsFingerprintMethod"), "all");
   EXPECT_THAT(nrt.topology_policies, ElementsAre("SingleNUMANodeContainerLevel"));
 }
 

@@ -20,9 +20,9 @@
 
 #include "lib/nrt/pod_fingerprint.h"
 #include "lib/state/file_system.h"
-#include "lib/topology/hwloc_source.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/admission/admission_test_util.h"
+#include "tests/unit/nrt/publisher_test_engine.h"
 
 namespace topologyd::nrt {
 namespace {
@@ -40,21 +40,8 @@ std::string ReadText(const std::string& path) {
 class NrtFilePublisherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto loaded =
-        topology::LoadTopology(topology::TopologySource::Synthetic("pack:2 numa:1 core:4 pu:2"));
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    config::Config config;
-    config.state_dir = dir_.path() + "/state";
-    config.cpu_manager_policy = "static";
-    config.reserved_system_cpus = "0";
-    config.topology_manager_policy = "best-effort";
-    config.nrt.node_name = "worker-7";
-    config.source_file = "test.yaml";
-    engine::EngineOptions options;
-    options.config = std::make_shared<const config::Config>(config);
-    options.topology = std::make_shared<const topology::Topology>(*loaded);
-    options.fs = &fs_;
-    auto started = engine::Engine::Start(std::move(options));
+    auto started =
+        topologyd::testing::StartPublisherTestEngine(dir_.path() + "/state", &fs_, "best-effort");
     ASSERT_TRUE(started.ok()) << started.status();
     engine_ = *std::move(started);
   }

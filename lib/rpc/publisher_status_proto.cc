@@ -1,4 +1,4 @@
-#include "lib/rpc/placement_status_proto.h"
+#include "lib/rpc/publisher_status_proto.h"
 
 #include <chrono>
 
@@ -35,6 +35,26 @@ void PlacementSyncStatusToProto(const placement::PlacementSyncStatus& status,
   out->set_providers_written(status.providers_written);
   out->set_providers_deleted(status.providers_deleted);
   out->set_providers_kept(status.providers_kept);
+}
+
+void NrtApiPublishStatusToProto(const nrt_api::NrtApiPublishStatus& status,
+                                topologyd::v1::NrtPublishStatus* out) {
+  out->set_server(status.server);
+  out->set_node_name(status.node_name);
+  out->set_publishes(status.publishes);
+  out->set_failed_publishes(status.failed_publishes);
+  out->set_consecutive_failures(status.consecutive_failures);
+  if (status.last_attempt_time) {
+    SetTimestamp(*status.last_attempt_time, out->mutable_last_attempt_time());
+  }
+  out->set_last_trigger(status.last_trigger);
+  out->set_last_ok(status.last_ok);
+  out->set_last_error(status.last_error);
+  if (status.last_success_time) {
+    SetTimestamp(*status.last_success_time, out->mutable_last_success_time());
+  }
+  out->set_published_generation(status.published_generation);
+  out->set_last_delay_us(static_cast<uint64_t>(status.last_delay.count()));
 }
 
 }  // namespace topologyd::rpc
