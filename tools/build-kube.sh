@@ -6,7 +6,7 @@
 #   tools/build-kube.sh kubelet [etcd kube-apiserver ...]  build what is missing, print the bin dir
 #   tools/build-kube.sh --print-dir                        print the bin dir, build nothing
 #
-# The versions are those of tests/e2e/kube/go.mod: etcd's, k8s.io/kubernetes and, replacing
+# The versions are those of tests/e2e/kube/go.mod: etcd's, scheduler-plugins', k8s.io/kubernetes and, replacing
 # its staging modules, the k8s.io/<staging> v0.x releases of the same minor (k8s.io/kubernetes
 # cannot be `go install`ed: its own go.mod replaces them by directories). All binaries asked
 # for are built by one `go build`, which compiles the code they share once. The cache key is
@@ -39,7 +39,10 @@ fi
 # The programs by the name tests use, and the tool of go.mod that builds each.
 package_of() {
   case "$1" in
-    kubelet | kube-apiserver | kube-scheduler) echo "k8s.io/kubernetes/cmd/$1" ;;
+    kubelet | kube-apiserver) echo "k8s.io/kubernetes/cmd/$1" ;;
+    # scheduler-plugins' build of kube-scheduler: every in-tree plugin and, among its own,
+    # NodeResourceTopologyMatch; a profile chooses which run.
+    kube-scheduler) echo "sigs.k8s.io/scheduler-plugins/cmd/scheduler" ;;
     etcd) echo "go.etcd.io/etcd/server/v3" ;;
     *) return 1 ;;
   esac

@@ -15,6 +15,8 @@
 # The test command requires every real component the tests use: a missing one fails its
 # tests instead of skipping them (TOPOLOGYD_REQUIRE_COMPONENTS=1). To run without them on a
 # machine that cannot have them, say so: TOPOLOGYD_REQUIRE_COMPONENTS=0 tools/quickstart.sh test
+# Likewise the recorded-machine corpus (../shared/topologies beside the checkout): missing, the
+# test command stops at once, unless run with TOPOLOGYD_REQUIRE_CORPUS=0 (its tests then skip).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,9 +84,18 @@ case "${1:-}" in
     ;;
   test)
     export TOPOLOGYD_REQUIRE_COMPONENTS=${TOPOLOGYD_REQUIRE_COMPONENTS:-1}
+    # The recorded-machine corpus beside the checkout feeds the corpus, property and
+    # differential tests; without it they would pass by running nothing.
+    export TOPOLOGYD_REQUIRE_CORPUS=${TOPOLOGYD_REQUIRE_CORPUS:-1}
+    if [ "$TOPOLOGYD_REQUIRE_CORPUS" = 1 ] && [ ! -d "$repo/../shared/topologies" ]; then
+      echo "quickstart: the recorded-machine corpus is missing: $repo/../shared/topologies." >&2
+      echo "  Put it beside the checkout, or run without its tests:" \
+        "TOPOLOGYD_REQUIRE_CORPUS=0 tools/quickstart.sh test" >&2
+      exit 1
+    fi
     tools/install-deps.sh test
     kube_bin=$(go_component "Kubernetes binaries for the end-to-end tests" \
-      tools/build-kube.sh kubelet etcd kube-apiserver)
+      tools/build-kube.sh kubelet etcd kube-apiserver kube-scheduler)
     containerd2_bin=$(go_component "containerd 2.x for the tests against containerd" tools/build-containerd.sh)
     oracle_bin=$(go_component "kubelet's managers as the parity oracle" tools/build-parity-oracle.sh)
     # The NRI plugin is Go too, built in the build tree (Go keeps its caches); without Go its

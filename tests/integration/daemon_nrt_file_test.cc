@@ -187,5 +187,31 @@ TEST(DaemonNrtFileTest, PathThatCannotBeADirectoryStopsStartUp) {
   EXPECT_EQ(daemon::CheckConfig(dir.File("config.yaml")), 1);
 }
 
+// nrt.apiServer's credentials are read at start: a kubeconfig that cannot be used stops start-up
+// and --check-config, naming the key; the API server itself is not contacted.
+TEST(DaemonNrtFileTest, KubeconfigThatCannotBeReadStopsStartUp) {
+  TempDir dir;
+  WriteFile(dir.File("config.yaml"),
+            MinimalConfig(dir.path(),
+                          "nrt: {apiServer: {kubeconfig: " + dir.File("missing.conf") + "}}\n"));
+  const CommandResult r =
+      RunCommand({TopologydBinary(), "--check-config", dir.File("config.yaml")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nrt.apiServer.kubeconfig: cannot read kubeconfig " +
+                       dir.File("missing.conf") + ": No such file or directory"),
+            std::string::npos)
+      << r.err;
+  daemon::Daemon d(dir.File("config.yaml"));
+  EXPECT_EQ(d.Start(), 1);
+
+  // A kubeconfig that reads is enough, reachable or not.
+  WriteFile(dir.File("missing.conf"),
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+            "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+            "clusters: [{name: k, cluster: {server: \"https://127.0.0.1:1\"}}]\n"
+            "users: [{name: u, user: {token: t}}]\n");
+  EXPECT_EQ(daemon::CheckConfig(dir.File("config.yaml")), 0);
+}
+
 }  // namespace
 }  // namespace topologyd::testing

@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 
 #include "tests/support/shell.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::admission {
 namespace {
@@ -25,7 +26,7 @@ class ExplainCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::is_directory(TOPOLOGYD_SHARED_TOPOLOGIES)) {
-      GTEST_SKIP() << "shared topologies not found at " << TOPOLOGYD_SHARED_TOPOLOGIES;
+      CORPUS_SKIP_OR_FAIL() << "shared topologies not found at " << TOPOLOGYD_SHARED_TOPOLOGIES;
     }
     config_ = (std::filesystem::temp_directory_path() /
                ("topologyd-explain-" + std::to_string(::getpid()) + ".yaml"))

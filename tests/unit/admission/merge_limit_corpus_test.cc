@@ -16,6 +16,7 @@
 #include "lib/hints/merge_internal.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/admission/admission_test_util.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::admission {
 namespace {
@@ -124,7 +125,7 @@ void Measure(const NodePolicy& node, const AdmissionResult& r, const std::string
 
 TEST(MergeLimitTest, RealProvidersStayFarBelowTheDefaults) {
   if (!std::filesystem::is_directory(TOPOLOGYD_SHARED_TOPOLOGIES)) {
-    GTEST_SKIP() << "shared topologies not found at " << TOPOLOGYD_SHARED_TOPOLOGIES;
+    CORPUS_SKIP_OR_FAIL() << "shared topologies not found at " << TOPOLOGYD_SHARED_TOPOLOGIES;
   }
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(TOPOLOGYD_SHARED_TOPOLOGIES)) {

@@ -24,6 +24,7 @@
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/durable_state.h"
 #include "tests/unit/admission/admission_test_util.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::admission {
 namespace {
@@ -325,7 +326,7 @@ int Steps() {
 // The real machines (29 captures and one QEMU guest).
 TEST(AdmissionPropertyTest, SharedTopologies) {
   if (!std::filesystem::is_directory(TOPOLOGYD_SHARED_TOPOLOGIES)) {
-    GTEST_SKIP() << "shared topologies not found at " << TOPOLOGYD_SHARED_TOPOLOGIES;
+    CORPUS_SKIP_OR_FAIL() << "shared topologies not found at " << TOPOLOGYD_SHARED_TOPOLOGIES;
   }
   EXPECT_GE(RunCorpus(TOPOLOGYD_SHARED_TOPOLOGIES, Steps()), 30);
 }
@@ -335,7 +336,7 @@ TEST(AdmissionPropertyTest, KubeletTestTopologies) {
   const std::filesystem::path dir =
       std::filesystem::path(TOPOLOGYD_SHARED_TOPOLOGIES) / "kubelet-test";
   if (!std::filesystem::is_directory(dir)) {
-    GTEST_SKIP() << "kubelet test topologies not found at " << dir;
+    CORPUS_SKIP_OR_FAIL() << "kubelet test topologies not found at " << dir;
   }
   EXPECT_GE(RunCorpus(dir, Steps()), 1);
 }

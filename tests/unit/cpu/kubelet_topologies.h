@@ -8,6 +8,7 @@
 
 #include "lib/cpu/cpu_topology.h"
 #include "lib/cpuset/cpuset.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::cpu::testing {
 
@@ -27,11 +28,12 @@ CpuSet Cpus(const std::string& list);
 }  // namespace topologyd::cpu::testing
 
 // Skips the current test when the corpus is absent.
-#define TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES()                                                \
-  do {                                                                                        \
-    if (!::topologyd::cpu::testing::HaveKubeletTopologies()) {                                \
-      GTEST_SKIP() << "kubelet test topologies not found under "                              \
-                   << ::topologyd::cpu::testing::SharedTopologiesDir()                        \
-                   << "/kubelet-test (set TOPOLOGYD_SHARED_TOPOLOGIES to the shared corpus)"; \
-    }                                                                                         \
+#define TOPOLOGYD_REQUIRE_KUBELET_TOPOLOGIES()                                       \
+  do {                                                                               \
+    if (!::topologyd::cpu::testing::HaveKubeletTopologies()) {                       \
+      CORPUS_SKIP_OR_FAIL()                                                          \
+          << "kubelet test topologies not found under "                              \
+          << ::topologyd::cpu::testing::SharedTopologiesDir()                        \
+          << "/kubelet-test (set TOPOLOGYD_SHARED_TOPOLOGIES to the shared corpus)"; \
+    }                                                                                \
   } while (false)

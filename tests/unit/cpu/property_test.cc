@@ -13,6 +13,7 @@
 #include "lib/cpu/static_policy.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/cpu/kubelet_topologies.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::cpu {
 namespace {
@@ -55,7 +56,7 @@ CpuSet RandomSubset(const CpuSet& from, std::mt19937& rng, unsigned keep_percent
 TEST(CpuPropertyTest, AllocationsOverTheCorpus) {
   const std::vector<std::string> files = CorpusFiles();
   if (files.empty()) {
-    GTEST_SKIP() << "no topology corpus under " << testing::SharedTopologiesDir()
+    CORPUS_SKIP_OR_FAIL() << "no topology corpus under " << testing::SharedTopologiesDir()
                  << " (set TOPOLOGYD_SHARED_TOPOLOGIES)";
   }
   std::mt19937 rng(7);
@@ -148,7 +149,7 @@ TEST(CpuPropertyTest, AllocationsOverTheCorpus) {
 // Packed on an idle machine never spans more NUMA nodes than needed.
 TEST(CpuPropertyTest, PackedOnIdleMachinesUsesFewestNumaNodes) {
   const std::vector<std::string> files = CorpusFiles();
-  if (files.empty()) GTEST_SKIP() << "no topology corpus under " << testing::SharedTopologiesDir();
+  if (files.empty()) CORPUS_SKIP_OR_FAIL() << "no topology corpus under " << testing::SharedTopologiesDir();
   for (const std::string& file : files) {
     topology::TopologySource source;
     source.kind = topology::TopologySource::Kind::kXml;

@@ -11,6 +11,7 @@
 #include "lib/device/device_hints.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/device/device_test_util.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::device {
 namespace {
@@ -134,7 +135,7 @@ TEST(DevicePropertyTest, ConstructedMachine) {
 TEST(DevicePropertyTest, SharedTopologies) {
   const std::filesystem::path dir = TOPOLOGYD_SHARED_TOPOLOGIES;
   if (!std::filesystem::is_directory(dir)) {
-    GTEST_SKIP() << "shared topologies not found at " << dir;
+    CORPUS_SKIP_OR_FAIL() << "shared topologies not found at " << dir;
   }
   int tested = 0;
   size_t devices = 0;
@@ -172,7 +173,7 @@ TEST(DevicePropertyTest, SharedTopologies) {
     }
     ++tested;
   }
-  if (tested == 0) GTEST_SKIP() << "none of the chosen topologies is in " << dir;
+  if (tested == 0) CORPUS_SKIP_OR_FAIL() << "none of the chosen topologies is in " << dir;
   EXPECT_GT(devices, 0U) << "the chosen machines should expose GPUs or NICs";
 }
 

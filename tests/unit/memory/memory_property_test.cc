@@ -10,6 +10,7 @@
 #include "lib/memory/memory_policy.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/unit/memory/memory_test_util.h"
+#include "tests/support/require_component.h"
 
 namespace topologyd::memory {
 namespace {
@@ -122,7 +123,7 @@ TEST(MemoryPropertyTest, ConstructedMachine) {
 TEST(MemoryPropertyTest, SharedTopologies) {
   const std::filesystem::path dir = TOPOLOGYD_SHARED_TOPOLOGIES;
   if (!std::filesystem::is_directory(dir)) {
-    GTEST_SKIP() << "shared topologies not found at " << dir;
+    CORPUS_SKIP_OR_FAIL() << "shared topologies not found at " << dir;
   }
   int tested = 0;
   for (const char* file :
@@ -146,7 +147,7 @@ TEST(MemoryPropertyTest, SharedTopologies) {
     }
     ++tested;
   }
-  if (tested == 0) GTEST_SKIP() << "none of the chosen topologies is in " << dir;
+  if (tested == 0) CORPUS_SKIP_OR_FAIL() << "none of the chosen topologies is in " << dir;
 }
 
 }  // namespace
