@@ -68,7 +68,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Start(EngineOptions options) {
 }
 
 Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointStore store)
-    : started_(std::chrono::steady_clock::now()),
+    : clock_(options.clock != nullptr ? *options.clock : os::DefaultClock()),
+      started_(clock_.Now()),
       instance_(RandomInstance()),
       stalled_write_after_(options.stalled_write_after),
       topology_(std::move(options.topology)),
@@ -81,7 +82,7 @@ Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointSt
       durable_(std::make_shared<const AllocationsView>(ledger_.List())),
       enforcer_(std::move(options.enforcer)),
       committer_([this] { return WriteSnapshot(); }, ledger_.generation(),
-                 GroupCommitter::kDefaultMaxGather, [this] { PublishDurable(); }) {
+                 GroupCommitter::kDefaultMaxGather, [this] { PublishDurable(); }, &clock_) {
   Enforce();  // bring cgroups in line with the restored state right away
 }
 
@@ -97,10 +98,10 @@ absl::StatusOr<uint64_t> Engine::WriteSnapshot() {
     reserved = ledger_.reserved();
     shared_pool = ledger_.shared_pool();
   }
-  const auto write_started = std::chrono::steady_clock::now();
+  const auto write_started = clock_.Now();
   absl::Status saved = store_.Save(snapshot);
   if (events_ != nullptr) {
-    events_->CheckpointWritten(std::chrono::steady_clock::now() - write_started, saved.ok());
+    events_->CheckpointWritten(clock_.Now() - write_started, saved.ok());
   }
   if (!saved.ok()) {
     if (failing_since_ok_++ == 0) {
@@ -191,7 +192,7 @@ void Engine::Enforce() {
 }
 
 void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done, AnswerWhen when) {
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock_.Now();
   AdmitReply reply;
   AdmissionEvent event;
   absl::Status decided = [&]() -> absl::Status {
@@ -215,7 +216,7 @@ void Engine::AdmitAsync(const pod::Pod& pod, Completion<AdmitReply> done, Answer
   if (events_ != nullptr) {
     event.admitted = reply.admitted;
     event.reason = reply.reason;
-    event.duration = std::chrono::steady_clock::now() - started;
+    event.duration = clock_.Now() - started;
     events_->AdmissionDecided(event);
   }
   if (!reply.admitted) return done(std::move(reply));  // a refusal changed nothing
@@ -362,14 +363,14 @@ EngineStatus Engine::Status() const {
   EngineStatus status;
   {
     absl::MutexLock lock(&mu_);
-    status.uptime = std::chrono::steady_clock::now() - started_;
+    status.uptime = clock_.Now() - started_;
     status.config = config_;
     status.last_reload = last_reload_;
     status.state_generation = ledger_.generation();
     status.admitted_pods = static_cast<uint32_t>(ledger_.pod_count());
   }
   const GroupCommitter::Stats written = committer_.stats();
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_.Now();
   status.problem = HealthProblem(written, now);
   status.healthy = status.problem.empty();
   status.checkpoint = {.path = store_.path(),
@@ -402,7 +403,7 @@ bool Engine::Healthy() const {
   // Taking the mutex is part of the check: a wedged engine must stop the watchdog pings. The
   // writer does not hold it while writing, so a hung write is judged by its duration.
   absl::MutexLock lock(&mu_);
-  return HealthProblem(committer_.stats(), std::chrono::steady_clock::now()).empty();
+  return HealthProblem(committer_.stats(), clock_.Now()).empty();
 }
 
 std::string Engine::HealthProblem(const GroupCommitter::Stats& written,
@@ -443,7 +444,7 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
 ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
   absl::MutexLock lock(&mu_);
   ReloadRecord record;
-  record.at = std::chrono::steady_clock::now();
+  record.at = clock_.Now();
   if (!next.ok()) {
     record.error = std::string(next.status().message());
     last_reload_ = record;
@@ -485,7 +486,7 @@ ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
 
 void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
   if (!enforcer_) return;
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock_.Now();
   // (pod uid, the container as bound when its cgroup was found gone)
   std::vector<std::pair<std::string, state::ContainerRecord>> to_release;
   {
@@ -502,7 +503,7 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
     cgroup::ReconcileReport report = enforcer_->Reconcile(targets, now);
     LogConstrained(report.constrained);
     // The pass itself; releases that follow are changes of their own.
-    if (events_ != nullptr) events_->Reconciled(std::chrono::steady_clock::now() - started);
+    if (events_ != nullptr) events_->Reconciled(clock_.Now() - started);
     for (const cgroup::GoneCgroup& gone : report.gone) {
       if (now - gone.missing_since < grace) continue;
       for (const auto& [uid, pod] : snapshot.pods) {
@@ -579,10 +580,10 @@ void Engine::StartReconcileLoop() {
     while (!loop_stop_) {
       std::chrono::milliseconds period = config()->reconcile_period;
       // Timed against the steady clock (absl's deadlines are wall-clock times).
-      const auto deadline = std::chrono::steady_clock::now() + period;
+      const auto deadline = clock_.Now() + period;
       bool woken = loop_stop_ || loop_period_changed_;
       while (!woken) {
-        const auto left = deadline - std::chrono::steady_clock::now();
+        const auto left = deadline - clock_.Now();
         if (left <= std::chrono::steady_clock::duration::zero()) break;
         loop_cv_.WaitWithTimeout(&loop_mu_, absl::FromChrono(left));
         woken = loop_stop_ || loop_period_changed_;
@@ -594,7 +595,7 @@ void Engine::StartReconcileLoop() {
         continue;
       }
       loop_mu_.Unlock();
-      ReconcileOnce(std::chrono::steady_clock::now());
+      ReconcileOnce(clock_.Now());
       loop_mu_.Lock();
     }
     loop_mu_.Unlock();

@@ -33,6 +33,7 @@
 #include "lib/engine/engine_events.h"
 #include "lib/engine/group_commit.h"
 #include "lib/ledger/ledger.h"
+#include "lib/os/clock.h"
 #include "lib/pod/pod.h"
 #include "lib/state/file_store.h"
 #include "lib/state/state.h"
@@ -130,6 +131,8 @@ struct EngineOptions {
   // makes the engine unhealthy, so the watchdog restarts a daemon that cannot acknowledge.
   std::chrono::milliseconds stalled_write_after = std::chrono::seconds(10);
   EngineEvents* events = nullptr;  // null: none; must outlive the engine
+  // Durations, uptime, deadlines; null: os::DefaultClock(). Must outlive the engine.
+  const os::Clock* clock = nullptr;
 };
 
 // The CPU pools and what each NUMA node has given out, from one snapshot, for exports.
@@ -253,6 +256,7 @@ class Engine {
   std::string HealthProblem(const GroupCommitter::Stats& written,
                             std::chrono::steady_clock::time_point now) const;
 
+  const os::Clock& clock_;
   const std::chrono::steady_clock::time_point started_;
   const std::string instance_;
   const std::chrono::milliseconds stalled_write_after_;

@@ -13,10 +13,11 @@ namespace topologyd::engine {
 
 GroupCommitter::GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
                                uint64_t durable_generation, std::chrono::microseconds max_gather,
-                               std::function<void()> written)
+                               std::function<void()> written, const os::Clock* clock)
     : write_snapshot_(std::move(write_snapshot)),
       written_(std::move(written)),
       max_gather_(max_gather),
+      clock_(clock != nullptr ? *clock : os::DefaultClock()),
       durable_(durable_generation),
       announced_(durable_generation),
       writer_([this] { WriterLoop(); }) {}
@@ -64,12 +65,13 @@ absl::Status GroupCommitter::WaitWritten(uint64_t generation) {
 
 void GroupCommitter::Gather() {
   if (pending_changes_ >= last_batch_) return;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::min<std::chrono::steady_clock::duration>(last_write_, max_gather_);
+  const auto deadline =
+      clock_.Now() + std::min<std::chrono::steady_clock::duration>(last_write_, max_gather_);
   wake_at_ = last_batch_;
-  // Timed against the steady clock (absl's deadlines are wall-clock times).
+  // Timed against the steady clock (absl's deadlines are wall-clock times). A test's manual
+  // clock ends the gathering only when it has moved on and an arrival or the timeout wakes us.
   while (pending_changes_ < last_batch_ && !stop_) {
-    const auto left = deadline - std::chrono::steady_clock::now();
+    const auto left = deadline - clock_.Now();
     if (left <= std::chrono::steady_clock::duration::zero()) return;
     arrived_.WaitWithTimeout(&mu_, absl::FromChrono(left));
   }
@@ -88,11 +90,11 @@ void GroupCommitter::WriterLoop() {
     // The waiters this write is meant for; later arrivals may be covered too, but a failure
     // is reported only to these.
     const uint64_t newest_waiting = std::prev(pending_.end())->first;
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock_.Now();
     writing_since_ = started;
     mu_.Unlock();
     absl::StatusOr<uint64_t> wrote = write_snapshot_();
-    const auto took = std::chrono::steady_clock::now() - started;
+    const auto took = clock_.Now() - started;
     mu_.Lock();
     writing_since_.reset();
     ++writes_;

@@ -35,6 +35,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 
+#include "lib/os/clock.h"
+
 namespace topologyd::engine {
 
 class GroupCommitter {
@@ -49,7 +51,8 @@ class GroupCommitter {
   explicit GroupCommitter(std::function<absl::StatusOr<uint64_t>()> write_snapshot,
                           uint64_t durable_generation = 0,
                           std::chrono::microseconds max_gather = kDefaultMaxGather,
-                          std::function<void()> written = nullptr);
+                          std::function<void()> written = nullptr,
+                          const os::Clock* clock = nullptr);  // null: os::DefaultClock()
   // Serves the waiters still pending (writing for them), then stops the writer thread.
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
@@ -100,6 +103,7 @@ class GroupCommitter {
   const std::function<absl::StatusOr<uint64_t>()> write_snapshot_;
   const std::function<void()> written_;
   const std::chrono::microseconds max_gather_;
+  const os::Clock& clock_;  // the write's duration, the gather's deadline
   mutable absl::Mutex mu_;
   absl::CondVar arrived_;  // wake_at_ waiters are pending, or stop_ was set
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;

@@ -24,6 +24,7 @@
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/fault_injecting_file_system.h"
+#include "tests/support/manual_clock.h"
 #include "tests/support/temp_dir.h"
 
 namespace topologyd::engine {
@@ -181,6 +182,7 @@ class EngineTest : public ::testing::Test {
     if (!enforcer.ok()) return enforcer.status();
     options.enforcer = *std::move(enforcer);
     options.stalled_write_after = stalled_write_after_;
+    options.clock = clock_;
     options.log = [this](const std::string& line) { Log(&info_log_, line); };
     options.log_error = [this](const std::string& line) { Log(&error_log_, line); };
     return Engine::Start(std::move(options));
@@ -208,6 +210,7 @@ class EngineTest : public ::testing::Test {
   // Runs once, inside the engine's next cgroup write (guarded by log_mu_).
   std::function<void()> on_next_cgroup_write_;
   std::chrono::milliseconds stalled_write_after_ = std::chrono::seconds(10);
+  const os::Clock* clock_ = nullptr;  // null: the engine's default, the steady clock
 };
 
 TEST_F(EngineTest, AdmitsDurablyAndIdempotentlyAndReleases) {
@@ -822,8 +825,8 @@ TEST_F(EngineTest, FlushReturnsOnceTheWatchersHaveTheAcknowledgedState) {
   ASSERT_TRUE(engine.ok()) << engine.status();
   std::atomic<uint64_t> handed{0};
   (*engine)->WatchAllocations([&](DurableAllocations view) {
-    // A slow listener: the Admit's reply is out long before it has the state.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // A slow listener: the Admit's reply is out well before it has the state.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
     handed = view->state.generation;
   });
   auto admitted = (*engine)->Admit(MakePod("p1", "2"));
@@ -855,15 +858,23 @@ TEST_F(EngineTest, ACheckpointWriteInProgressIsHealthyUntilItStalls) {
 // must say so, or the watchdog would keep a daemon that acknowledges nothing.
 TEST_F(EngineTest, AHungCheckpointWriteMakesTheEngineUnhealthyUntilItReturns) {
   stalled_write_after_ = std::chrono::milliseconds(50);
+  topologyd::testing::ManualClock clock;
+  clock_ = &clock;
   GatedFileSystem gated(&posix_);
   auto engine = StartEngine(&gated);
   ASSERT_TRUE(engine.ok()) << engine.status();
   gated.Close();
   std::future<absl::StatusOr<AdmitReply>> reply = AdmitAsync(**engine, MakePod("p1", "2"));
-  for (int i = 0; i < 1000 && (*engine)->Healthy(); ++i) {
+  EngineStatus writing = (*engine)->Status();
+  for (int i = 0; i < 1000 && !writing.checkpoint.write_running; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    writing = (*engine)->Status();
   }
-  ASSERT_FALSE((*engine)->Healthy()) << "still healthy with a write hung for 5 s";
+  ASSERT_TRUE(writing.checkpoint.write_running.has_value()) << "the write never started";
+  clock.Advance(std::chrono::milliseconds(50));
+  EXPECT_TRUE((*engine)->Healthy()) << "unhealthy with a write not longer than 50 ms";
+  clock.Advance(std::chrono::milliseconds(1));
+  ASSERT_FALSE((*engine)->Healthy()) << "still healthy with a write hung for 51 ms";
   EngineStatus hung = (*engine)->Status();
   EXPECT_FALSE(hung.healthy);
   EXPECT_THAT(hung.problem, HasSubstr("a state checkpoint write to " + config_.state_dir +

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
+#include "tests/support/manual_clock.h"
 
 namespace topologyd::engine {
 namespace {
@@ -140,10 +143,32 @@ void WaitUntilWaiting(const GroupCommitter& committer, size_t n) {
   while (committer.waiting() < n) std::this_thread::yield();
 }
 
+// Polls `done` until it holds or 10 s pass; whether it held.
+bool Eventually(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  return done();
+}
+
+// Moves `clock` on by `step` at most `steps` times until `done`; whether it came. In steps,
+// because the writer reads the clock when it starts gathering, which the test cannot see: a
+// single move could come before that and be lost. Each step lasts a little longer than `step`
+// in real time too: a gathering writer looks at the clock again when its timed wait, as long as
+// what it had left to gather, runs out.
+bool AdvanceUntil(topologyd::testing::ManualClock& clock, std::chrono::milliseconds step, int steps,
+                  const std::function<bool()>& done) {
+  for (int i = 0; i < steps && !done(); ++i) {
+    clock.Advance(step);
+    std::this_thread::sleep_for(step + std::chrono::milliseconds(2));
+  }
+  return done();
+}
+
 // Drives the committer into "the last write served three callers": write 1 is held while
-// changes 2..4 queue up behind it, and write 2 (covering them) is held for `hold`.
+// changes 2..4 queue up behind it, and write 2 (covering them) takes `took` on the committer's
+// clock.
 void ServeABatchOfThree(GroupCommitter& committer, GatedWrites& gate,
-                        std::chrono::milliseconds hold) {
+                        topologyd::testing::ManualClock& clock, std::chrono::milliseconds took) {
   std::vector<std::thread> callers;
   callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
   gate.WaitStarted(1);
@@ -153,7 +178,7 @@ void ServeABatchOfThree(GroupCommitter& committer, GatedWrites& gate,
   WaitUntilWaiting(committer, 4);
   gate.Open(1);
   gate.WaitStarted(2);
-  std::this_thread::sleep_for(hold);
+  clock.Advance(took);
   gate.Open(2);
   for (auto& t : callers) t.join();
   ASSERT_EQ(gate.written(), (std::vector<uint64_t>{1, 4}));
@@ -162,16 +187,18 @@ void ServeABatchOfThree(GroupCommitter& committer, GatedWrites& gate,
 
 TEST(GroupCommitTest, WriterWaitsForAsManyChangesAsTheLastWriteServed) {
   GatedWrites gate;
-  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
-  // The last write took >= 2 s, so the next writer may gather that long: ample time for the
-  // two more changes this test adds, however slow the machine.
-  ServeABatchOfThree(committer, gate, std::chrono::seconds(2));
+  topologyd::testing::ManualClock clock;
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30), nullptr,
+                           &clock);
+  // The last write took 2 s, so the next writer may gather that long; the clock stands still
+  // meanwhile, so only the two more changes this test adds end its gathering.
+  ServeABatchOfThree(committer, gate, clock, std::chrono::seconds(2));
 
   std::vector<std::thread> callers;
   callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
   WaitUntilWaiting(committer, 1);
-  // A writer that did not gather would have started writing change 5 alone by now.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // A writer that did not gather would start writing change 5 alone at once.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(gate.started(), 2);
   for (int i = 0; i < 2; ++i) {
     callers.emplace_back([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
@@ -189,7 +216,9 @@ TEST(GroupCommitTest, WriterWaitsForAsManyChangesAsTheLastWriteServed) {
 // second one.
 TEST(GroupCommitTest, WaitersOfOneGenerationCountAsOneChange) {
   GatedWrites gate;
-  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
+  topologyd::testing::ManualClock clock;
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30), nullptr,
+                           &clock);
   const uint64_t g = gate.Apply();
   std::atomic<int> completed{0};
   for (int i = 0; i < 2; ++i) {
@@ -199,18 +228,17 @@ TEST(GroupCommitTest, WaitersOfOneGenerationCountAsOneChange) {
     });
   }
   gate.WaitStarted(1);
-  // Held long enough that a writer gathering for a second change would still be waiting for
-  // one when the test looks.
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  // The write takes 2 s: a writer gathering for a second change would wait that long, and on
+  // this clock that never ends by itself.
+  clock.Advance(std::chrono::seconds(2));
   gate.Open(1);
   while (completed.load() < 2) std::this_thread::yield();
   EXPECT_EQ(committer.last_batch(), 1u);
 
   std::thread lone([&, next = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(next).ok()); });
   WaitUntilWaiting(committer, 1);
-  // A writer gathering for a second change would wait up to the 2 s the last write took.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(gate.started(), 2);
+  EXPECT_TRUE(Eventually([&] { return gate.started() == 2; })) << "the lone change was held back";
+  clock.Advance(std::chrono::hours(1));  // ends a wrong gathering, so that the test ends
   gate.Open(2);
   lone.join();
   EXPECT_EQ(gate.written(), (std::vector<uint64_t>{1, 2}));
@@ -218,13 +246,22 @@ TEST(GroupCommitTest, WaitersOfOneGenerationCountAsOneChange) {
 
 TEST(GroupCommitTest, LoneWriterStopsGatheringAfterTheLastWriteTime) {
   GatedWrites gate;
-  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30));
-  ServeABatchOfThree(committer, gate, std::chrono::milliseconds(20));
+  topologyd::testing::ManualClock clock;
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::seconds(30), nullptr,
+                           &clock);
+  ServeABatchOfThree(committer, gate, clock, std::chrono::milliseconds(20));
   gate.Open(100);
-  // Nobody else comes: the change is still written, alone, and the committer stops
-  // expecting company.
-  const uint64_t g = gate.Apply();
-  EXPECT_TRUE(committer.WaitDurable(g).ok());
+  // Nobody else comes: once the 20 ms the last write took have passed, the change is written
+  // alone, and the committer stops expecting company.
+  std::thread lone([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
+  WaitUntilWaiting(committer, 1);
+  EXPECT_EQ(gate.started(), 2) << "written before the gathering time was over";
+  // A few times the 20 ms, not forever.
+  EXPECT_TRUE(AdvanceUntil(clock, std::chrono::milliseconds(21), 5, [&] {
+    return gate.started() == 3;
+  })) << "still gathering";
+  clock.Advance(std::chrono::hours(1));  // ends a wrong gathering, so that the test ends
+  lone.join();
   EXPECT_EQ(gate.written(), (std::vector<uint64_t>{1, 4, 5}));
   EXPECT_EQ(committer.last_batch(), 1u);
   EXPECT_EQ(committer.waiting(), 0u);
@@ -232,14 +269,20 @@ TEST(GroupCommitTest, LoneWriterStopsGatheringAfterTheLastWriteTime) {
 
 TEST(GroupCommitTest, GatheringIsCappedByMaxGather) {
   GatedWrites gate;
-  // The last write took >= 3 s, but the cap is 1 ms: a lone writer must not gather for the
-  // 3 s (the bound below leaves seconds of slack for a slow machine).
-  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::milliseconds(1));
-  ServeABatchOfThree(committer, gate, std::chrono::seconds(3));
+  topologyd::testing::ManualClock clock;
+  // The last write took 3 s, but the cap is 1 ms: a lone writer gathers 1 ms, not 3 s.
+  GroupCommitter committer([&] { return gate.Write(); }, 0, std::chrono::milliseconds(1), nullptr,
+                           &clock);
+  ServeABatchOfThree(committer, gate, clock, std::chrono::seconds(3));
   gate.Open(100);
-  const auto started = std::chrono::steady_clock::now();
-  EXPECT_TRUE(committer.WaitDurable(gate.Apply()).ok());
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(2500));
+  std::thread lone([&, g = gate.Apply()] { EXPECT_TRUE(committer.WaitDurable(g).ok()); });
+  WaitUntilWaiting(committer, 1);
+  // 100 ms at most: past the cap, far from the 3 s.
+  EXPECT_TRUE(AdvanceUntil(clock, std::chrono::milliseconds(2), 50, [&] {
+    return gate.started() == 3;
+  })) << "gathered past the cap";
+  clock.Advance(std::chrono::hours(1));  // ends a wrong gathering, so that the test ends
+  lone.join();
 }
 
 // WaitWritten waits for the `written` callback, which runs after the waiters were answered:
@@ -265,7 +308,7 @@ TEST(GroupCommitTest, WaitWrittenReturnsOnlyOnceTheWrittenCallbackHasReturned) {
     returned = true;
   });
   while (!in_written.load()) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(returned.load()) << "returned while `written` was still running";
   {
     std::lock_guard<std::mutex> lock(mu);
