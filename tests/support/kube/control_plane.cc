@@ -97,8 +97,10 @@ absl::Status ControlPlane::StartApiserver() {
   if (port == 0) return absl::InternalError("no free loopback port");
   server_ = absl::StrCat("https://127.0.0.1:", port);
   const std::string pki = dir_ + "/pki";
-  std::ofstream(pki + "/tokens.csv") << kAdminToken << ",admin,admin-uid,system:masters\n"
-                                     << kNobodyToken << ",nobody,nobody-uid\n";
+  std::ofstream(pki + "/tokens.csv")
+      << kAdminToken << ",admin,admin-uid,system:masters\n"
+      << kNobodyToken << ",nobody,nobody-uid\n"
+      << kNodeToken << ",system:node:worker-1,node-uid,system:nodes\n";
   const std::vector<std::string> argv = {
       KubeBinary("kube-apiserver"), "--etcd-servers=" + etcd_url_, "--bind-address=127.0.0.1",
       "--advertise-address=127.0.0.1", absl::StrCat("--secure-port=", port),
@@ -149,11 +151,22 @@ absl::StatusOr<std::string> ControlPlane::Kubeconfig(std::string_view token) {
 absl::StatusOr<ApiResponse> ControlPlane::Request(std::string_view method, const std::string& path,
                                                   const nlohmann::json& body,
                                                   std::string_view token) const {
+  return Send(method, path, body, token, "application/json");
+}
+
+absl::StatusOr<ApiResponse> ControlPlane::Patch(const std::string& path, const nlohmann::json& body,
+                                                std::string_view content_type) const {
+  return Send("PATCH", path, body, kAdminToken, content_type);
+}
+
+absl::StatusOr<ApiResponse> ControlPlane::Send(std::string_view method, const std::string& path,
+                                               const nlohmann::json& body, std::string_view token,
+                                               std::string_view content_type) const {
   auto handle = curl_easy::NewHandle();
   if (!handle.ok()) return handle.status();
   curl_easy::Headers headers(curl_slist_append(nullptr, "Accept: application/json"));
   curl_easy::AppendHeader(headers, absl::StrCat("Authorization: Bearer ", std::string(token)));
-  curl_easy::AppendHeader(headers, "Content-Type: application/json");
+  curl_easy::AppendHeader(headers, absl::StrCat("Content-Type: ", std::string(content_type)));
   if (headers == nullptr) return absl::ResourceExhaustedError("curl_slist_append failed");
   char error[CURL_ERROR_SIZE] = {};
   curl_easy::ResponseBody response(64 << 20);

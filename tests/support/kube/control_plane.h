@@ -23,6 +23,9 @@ std::string ControlPlaneSkipReason();
 // The identities the API server knows, by bearer token.
 inline constexpr std::string_view kAdminToken = "admin-token";    // group system:masters
 inline constexpr std::string_view kNobodyToken = "nobody-token";  // user "nobody", no rights
+// A node's identity as its kubelet credentials carry it: user system:node:worker-1 in group
+// system:nodes; no rights until a binding gives the group some (RBAC only, no Node authorizer).
+inline constexpr std::string_view kNodeToken = "node-token";
 
 struct ApiResponse {
   long code = 0;
@@ -53,6 +56,11 @@ class ControlPlane {
   absl::StatusOr<ApiResponse> Request(std::string_view method, const std::string& path,
                                       const nlohmann::json& body = nullptr,
                                       std::string_view token = kAdminToken) const;
+  // A PATCH as the administrator with the body in the patch type `content_type` names:
+  // "application/merge-patch+json", or "application/apply-patch+yaml" for server-side apply
+  // (JSON is YAML; `path` then carries ?fieldManager=...).
+  absl::StatusOr<ApiResponse> Patch(const std::string& path, const nlohmann::json& body,
+                                    std::string_view content_type) const;
 
   // The servers' output so far, for failure messages.
   std::string log() const;
@@ -61,6 +69,9 @@ class ControlPlane {
   absl::Status StartEtcd();
   absl::Status StartApiserver();
   absl::Status WaitUntilReady() const;
+  absl::StatusOr<ApiResponse> Send(std::string_view method, const std::string& path,
+                                   const nlohmann::json& body, std::string_view token,
+                                   std::string_view content_type) const;
   void Stop();
 
   std::string dir_;

@@ -21,6 +21,7 @@
 #include "tests/support/containerd/host_checks.h"
 #include "tests/support/containerd/subprocess.h"
 #include "tests/support/free_port.h"
+#include "tests/support/kube/local_get.h"
 
 namespace topologyd::testing::kube {
 namespace {
@@ -183,6 +184,7 @@ absl::Status KubeletProcess::Start(const std::string& dir, KubeletOptions option
   manifests_ = dir + "/manifests";
   config_path_ = dir + "/kubelet.yaml";
   cgroup_root_ = NewCgroupRoot();
+  kubeconfig_ = options.kubeconfig;
   healthz_port_ = FreeLoopbackPort();
   read_only_port_ = FreeLoopbackPort();
   std::error_code ec;
@@ -197,9 +199,11 @@ absl::Status KubeletProcess::Start(const std::string& dir, KubeletOptions option
 }
 
 absl::Status KubeletProcess::Launch() {
-  pid_ = SpawnServer({KubeletBinary(), "--config", config_path_, "--root-dir", dir_ + "/root",
-                      "--hostname-override", "topologyd-e2e", "--v", "2"},
-                     dir_ + "/kubelet.log");
+  std::vector<std::string> argv = {KubeletBinary(), "--config", config_path_, "--root-dir",
+                                   dir_ + "/root",  "--v",      "2"};
+  argv.insert(argv.end(), {"--hostname-override", kNodeName});
+  if (!kubeconfig_.empty()) argv.insert(argv.end(), {"--kubeconfig", kubeconfig_});
+  pid_ = SpawnServer(argv, dir_ + "/kubelet.log");
   if (pid_ < 0) return absl::InternalError("cannot start kubelet");
   return WaitUntilHealthy(std::chrono::seconds(60));
 }
@@ -225,21 +229,7 @@ absl::Status KubeletProcess::WaitUntilHealthy(std::chrono::seconds patience) con
 }
 
 absl::StatusOr<std::string> KubeletProcess::Get(int port, const std::string& path) const {
-  auto handle = curl_easy::NewHandle();
-  if (!handle.ok()) return handle.status();
-  char error[CURL_ERROR_SIZE] = {};
-  curl_easy::ResponseBody body(64 << 20);
-  curl_easy::SetCommonOptions(handle->get(), absl::StrCat("http://127.0.0.1:", port, path),
-                              std::chrono::seconds(5), error, nullptr, &body);
-  if (curl_easy_perform(handle->get()) != CURLE_OK) {
-    return absl::UnavailableError(absl::StrCat("GET ", path, ": ", error));
-  }
-  long code = 0;
-  curl_easy_getinfo(handle->get(), CURLINFO_RESPONSE_CODE, &code);
-  if (code != 200) {
-    return absl::UnavailableError(absl::StrCat("GET ", path, ": HTTP ", code, ": ", body.text));
-  }
-  return body.text;
+  return LocalGet(absl::StrCat("http://127.0.0.1:", port, path), 64 << 20);
 }
 
 absl::Status KubeletProcess::WriteManifest(const std::string& name, const std::string& yaml) const {

@@ -1,7 +1,7 @@
-// A real kubelet for tests: standalone (no API server), static pods from a directory of
-// manifests, on any CRI endpoint (containerd's own socket, or a relay such as the shim), with
-// its managers set to none, its root directory, logs and cgroup root private to the test, and
-// its servers on loopback. The binary comes from tools/build-kube.sh (docs/testing.md).
+// A real kubelet for tests: standalone (no API server) or registered to one, static pods from a
+// directory of manifests, on any CRI endpoint (containerd's own socket, or a relay such as the
+// shim), with its managers set to none, its root directory, logs and cgroup root private to the
+// test, and its servers on loopback. The binary comes from tools/build-kube.sh (docs/testing.md).
 #pragma once
 
 #include <sys/types.h>
@@ -34,10 +34,16 @@ struct KubeletOptions {
   // with `reserved_system_cpus`, to compare with kubelet's own decisions.
   std::string cpu_manager_policy = "none";
   std::string reserved_system_cpus;
+  // A kubeconfig for an API server: kubelet registers the Node kNodeName there and runs the
+  // pods bound to it besides the static ones. "" = standalone.
+  std::string kubeconfig;
 };
 
 class KubeletProcess {
  public:
+  // The node's name (--hostname-override): static pods are named "<name>-topologyd-e2e".
+  static constexpr char kNodeName[] = "topologyd-e2e";
+
   KubeletProcess() = default;
   KubeletProcess(const KubeletProcess&) = delete;
   KubeletProcess& operator=(const KubeletProcess&) = delete;
@@ -77,6 +83,7 @@ class KubeletProcess {
   std::string manifests_;
   std::string config_path_;
   std::string cgroup_root_;
+  std::string kubeconfig_;
   int healthz_port_ = 0;
   int read_only_port_ = 0;
   pid_t pid_ = -1;
