@@ -110,7 +110,7 @@ bool NrtApiPublisher::NextAttempt(std::string* trigger, engine::DurableAllocatio
                                   Clock::time_point* since) {
   Shared& s = *shared_;
   absl::MutexLock lock(&s.mu);
-  auto take = [&](std::string name) {
+  auto take = [&](std::string name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     *trigger = std::move(name);
     *allocations = s.latest;
     *since = s.dirty ? s.first_pending : Clock::now();
