@@ -423,14 +423,15 @@ std::string Engine::HealthProblem(const GroupCommitter::Stats& written,
 }
 
 ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
-  ReloadRecord record = ApplyReload(next);
+  absl::MutexLock serialize(&reload_mu_);
+  const std::shared_ptr<const config::Config> before = config();
+  ReloadRecord record = ApplyReload(next, *before);
   if (events_ != nullptr) {
     events_->Reloaded(!record.error.empty()          ? ReloadOutcome::kRejected
                       : !record.refused_keys.empty() ? ReloadOutcome::kPartial
                                                      : ReloadOutcome::kApplied);
   }
-  const auto& applied = record.applied_keys;
-  if (std::find(applied.begin(), applied.end(), "reconcilePeriod") != applied.end()) {
+  if (config()->reconcile_period != before->reconcile_period) {
     // After mu_ is released: the loop takes loop_mu_ before mu_ (config()).
     {
       absl::MutexLock lock(&loop_mu_);
@@ -441,36 +442,34 @@ ReloadRecord Engine::Reload(const absl::StatusOr<config::Config>& next) {
   return record;
 }
 
-ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
-  absl::MutexLock lock(&mu_);
+ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next,
+                                 const config::Config& current) {
   ReloadRecord record;
-  record.at = clock_.Now();
-  if (!next.ok()) {
-    record.error = std::string(next.status().message());
+  auto reject = [&](std::string error) {
+    record.at = clock_.Now();
+    record.error = std::move(error);
+    absl::MutexLock lock(&mu_);
     last_reload_ = record;
     return record;
-  }
+  };
+  if (!next.ok()) return reject(std::string(next.status().message()));
+  // Everything that can fail is decided before the engine's lock is taken; reloads are
+  // serialized (reload_mu_), so `current` stays the configuration in force meanwhile.
   // The file as a whole must be one the daemon could start with (what --check-config says);
   // otherwise it is rejected whole, even where only restart-only keys are wrong.
   if (absl::StatusOr<admission::NodePolicy> whole = config::BuildNodePolicy(*next, *topology_);
       !whole.ok()) {
-    record.error = fmt::format("{}: {}", next->source_file, whole.status().message());
-    last_reload_ = record;
-    return record;
+    return reject(fmt::format("{}: {}", next->source_file, whole.status().message()));
   }
-  config::ReloadPlan plan = config::PlanReload(*config_, *next);
-  // Keys the node policy is built from are rebuilt and checked before anything changes.
-  bool policy_keys = std::any_of(plan.applied.begin(), plan.applied.end(), [](const auto& k) {
-    return k == "devices" || k == "podPolicyOverride";
-  });
-  std::shared_ptr<const admission::NodePolicy> policy = ledger_.policy();
-  if (policy_keys) {
+  config::ReloadPlan plan = config::PlanReload(current, *next);
+  // The node policy is built from these; when the reload changes one, it is rebuilt.
+  std::shared_ptr<const admission::NodePolicy> policy;
+  if (plan.effective.devices != current.devices ||
+      plan.effective.pod_policy_override != current.pod_policy_override) {
     absl::StatusOr<admission::NodePolicy> rebuilt =
         config::BuildNodePolicy(plan.effective, *topology_);
     if (!rebuilt.ok()) {
-      record.error = fmt::format("{}: {}", next->source_file, rebuilt.status().message());
-      last_reload_ = record;
-      return record;
+      return reject(fmt::format("{}: {}", next->source_file, rebuilt.status().message()));
     }
     policy = std::make_shared<const admission::NodePolicy>(*std::move(rebuilt));
     record.warnings = admission::NodePolicyWarnings(*policy);
@@ -478,8 +477,10 @@ ReloadRecord Engine::ApplyReload(const absl::StatusOr<config::Config>& next) {
   record.ok = plan.refused.empty();
   record.applied_keys = plan.applied;
   record.refused_keys = plan.refused;
+  record.at = clock_.Now();
+  absl::MutexLock lock(&mu_);
   config_ = std::make_shared<const config::Config>(std::move(plan.effective));
-  ledger_.SetPolicy(std::move(policy));
+  if (policy != nullptr) ledger_.SetPolicy(std::move(policy));
   last_reload_ = record;
   return record;
 }

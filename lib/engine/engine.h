@@ -241,7 +241,10 @@ class Engine {
   // On the writer, after a successful write: makes the state it wrote the durable one and
   // tells the watchers.
   void PublishDurable() ABSL_LOCKS_EXCLUDED(watch_mu_);
-  ReloadRecord ApplyReload(const absl::StatusOr<config::Config>& next) ABSL_LOCKS_EXCLUDED(mu_);
+  // `current` is the configuration in force (reload_mu_ held keeps it so).
+  ReloadRecord ApplyReload(const absl::StatusOr<config::Config>& next,
+                           const config::Config& current) ABSL_LOCKS_EXCLUDED(mu_)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(reload_mu_);
   absl::StatusOr<uint64_t> WriteSnapshot();
   // Once `generation` is durable, brings the cgroups in line and calls `done` (UNAVAILABLE
   // when the checkpoint could not be written).
@@ -303,6 +306,8 @@ class Engine {
   std::optional<uint64_t> enforced_generation_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex loop_mu_;
+  // One reload at a time: each decides against the configuration the one before left.
+  absl::Mutex reload_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   absl::CondVar loop_cv_;
   bool loop_stop_ ABSL_GUARDED_BY(loop_mu_) = false;
   // A reload changed reconcilePeriod; the loop starts its wait afresh.
