@@ -21,18 +21,31 @@ int main(int argc, char** argv) {
   std::string listen;
   std::string runtime_endpoint;
   std::string topologyd_socket;
-  bool check = false;
+  std::string check_path;
   app.set_version_flag("--version", std::string("topologyd-shim ") + topologyd::kVersion);
   app.add_option("-c,--config", config_path, "configuration file (defaults apply without one)");
   app.add_option("--listen", listen, "unix://PATH kubelet's --container-runtime-endpoint names");
   app.add_option("--runtime-endpoint", runtime_endpoint, "unix://PATH of containerd or CRI-O");
   app.add_option("--topologyd-socket", topologyd_socket, "PATH of topologyd's socket");
-  app.add_flag("--check-config", check, "validate the configuration and exit");
+  // As topologyd's: --check-config FILE validates FILE and exits; the older form, -c FILE
+  // --check-config, still works.
+  CLI::Option* check = app.add_option("--check-config", check_path,
+                                      "validate this configuration file (or -c's) and exit")
+                           ->expected(0, 1);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
+  }
+
+  if (!check_path.empty()) {
+    if (!config_path.empty() && config_path != check_path) {
+      std::cerr << "topologyd-shim: --check-config " << check_path << " and -c " << config_path
+                << " name two files; give the file once\n";
+      return 2;
+    }
+    config_path = check_path;
   }
 
   // Flags override the file; the result is checked as a whole, as the file is.
@@ -57,7 +70,7 @@ int main(int argc, char** argv) {
     std::cerr << "topologyd-shim: " << config.status().message() << "\n";
     return 2;
   }
-  if (check) {
+  if (check->count() > 0) {
     std::cout << "topologyd-shim: configuration OK\n";
     return 0;
   }
