@@ -1,8 +1,9 @@
 // topologyd publishing its NodeResourceTopology object to a real kube-apiserver v1.34
 // (`nrt.apiServer`), with the credentials of a node (group system:nodes) and the RBAC of
 // deploy/rbac.yaml: before the binding exists the daemon says which verb it lacks, before the
-// CRD exists it names the CRD, then it applies the object, owned by its Node and managed by
-// "topologyd", and updates it after an admission. Admission never waits for any of it.
+// CRD exists it names the CRD, once deploy/noderesourcetopology-crd.yaml is applied then it applies
+// the object, owned by its Node and managed by "topologyd", and updates it after an admission.
+// Admission never waits for any of it.
 #include <chrono>
 #include <functional>
 #include <string>
@@ -88,8 +89,6 @@ class NrtPublishTest : public ::testing::Test {
 
 TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
   if (std::string reason = ControlPlaneSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
-  absl::StatusOr<std::string> crd_path = NrtCrdPath();
-  if (!crd_path.ok()) SKIP_OR_FAIL() << crd_path.status().message();
   ControlPlane control_plane;
   absl::Status started = control_plane.Start();
   ASSERT_TRUE(started.ok()) << started;
@@ -126,8 +125,9 @@ TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
                "version v1alpha2) is not installed") != std::string::npos;
   })) << PublishStatus(topologyd).DebugString();
 
-  // The CRD: the next retry applies the object.
-  absl::Status crd = ApplyNrtCrd(control_plane, *crd_path);
+  // The CRD topologyd ships: the next retry applies the object.
+  absl::Status crd = ApplyNrtCrd(
+      control_plane, std::string(TOPOLOGYD_SOURCE_DIR) + "/deploy/noderesourcetopology-crd.yaml");
   ASSERT_TRUE(crd.ok()) << crd;
   ASSERT_TRUE(PollUntil([&] { return PublishStatus(topologyd).last_ok(); }))
       << PublishStatus(topologyd).DebugString();
