@@ -10,8 +10,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
-#include "tests/support/shell.h"
 #include "tests/support/require_component.h"
+#include "tests/support/shell.h"
 
 namespace topologyd::admission {
 namespace {

@@ -15,8 +15,8 @@
 #include "lib/admission/reasons.h"
 #include "lib/hints/merge_internal.h"
 #include "lib/topology/hwloc_source.h"
-#include "tests/unit/admission/admission_test_util.h"
 #include "tests/support/require_component.h"
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::admission {
 namespace {

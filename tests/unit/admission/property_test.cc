@@ -23,8 +23,8 @@
 #include "lib/admission/state_records.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/durable_state.h"
-#include "tests/unit/admission/admission_test_util.h"
 #include "tests/support/require_component.h"
+#include "tests/unit/admission/admission_test_util.h"
 
 namespace topologyd::admission {
 namespace {

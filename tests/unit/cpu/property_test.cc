@@ -12,8 +12,8 @@
 
 #include "lib/cpu/static_policy.h"
 #include "lib/topology/hwloc_source.h"
-#include "tests/unit/cpu/kubelet_topologies.h"
 #include "tests/support/require_component.h"
+#include "tests/unit/cpu/kubelet_topologies.h"
 
 namespace topologyd::cpu {
 namespace {
@@ -57,7 +57,7 @@ TEST(CpuPropertyTest, AllocationsOverTheCorpus) {
   const std::vector<std::string> files = CorpusFiles();
   if (files.empty()) {
     CORPUS_SKIP_OR_FAIL() << "no topology corpus under " << testing::SharedTopologiesDir()
-                 << " (set TOPOLOGYD_SHARED_TOPOLOGIES)";
+                          << " (set TOPOLOGYD_SHARED_TOPOLOGIES)";
   }
   std::mt19937 rng(7);
   const std::vector<std::map<std::string, std::string>> option_sets = {
@@ -149,7 +149,8 @@ TEST(CpuPropertyTest, AllocationsOverTheCorpus) {
 // Packed on an idle machine never spans more NUMA nodes than needed.
 TEST(CpuPropertyTest, PackedOnIdleMachinesUsesFewestNumaNodes) {
   const std::vector<std::string> files = CorpusFiles();
-  if (files.empty()) CORPUS_SKIP_OR_FAIL() << "no topology corpus under " << testing::SharedTopologiesDir();
+  if (files.empty())
+    CORPUS_SKIP_OR_FAIL() << "no topology corpus under " << testing::SharedTopologiesDir();
   for (const std::string& file : files) {
     topology::TopologySource source;
     source.kind = topology::TopologySource::Kind::kXml;

@@ -10,8 +10,8 @@
 #include "lib/device/device_allocator.h"
 #include "lib/device/device_hints.h"
 #include "lib/topology/hwloc_source.h"
-#include "tests/unit/device/device_test_util.h"
 #include "tests/support/require_component.h"
+#include "tests/unit/device/device_test_util.h"
 
 namespace topologyd::device {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "lib/memory/memory_policy.h"
 #include "lib/topology/hwloc_source.h"
-#include "tests/unit/memory/memory_test_util.h"
 #include "tests/support/require_component.h"
+#include "tests/unit/memory/memory_test_util.h"
 
 namespace topologyd::memory {
 namespace {
