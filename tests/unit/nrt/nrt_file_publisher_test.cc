@@ -20,6 +20,7 @@
 
 #include "lib/nrt/pod_fingerprint.h"
 #include "lib/state/file_system.h"
+#include "tests/support/log_capture.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/admission/admission_test_util.h"
 #include "tests/unit/nrt/publisher_test_engine.h"
@@ -48,13 +49,12 @@ class NrtFilePublisherTest : public ::testing::Test {
 
   std::unique_ptr<NrtFilePublisher> Publish(std::chrono::milliseconds min_interval,
                                             std::chrono::milliseconds retry_after) {
-    auto started = NrtFilePublisher::Start(
-        {.path = path_,
-         .engine = engine_.get(),
-         .min_interval = min_interval,
-         .retry_after = retry_after,
-         .log_info = [this](const std::string& line) { Log(&info_, line); },
-         .log_error = [this](const std::string& line) { Log(&errors_, line); }});
+    auto started = NrtFilePublisher::Start({.path = path_,
+                                            .engine = engine_.get(),
+                                            .min_interval = min_interval,
+                                            .retry_after = retry_after,
+                                            .log_info = info_.Sink(),
+                                            .log_error = errors_.Sink()});
     EXPECT_TRUE(started.ok()) << started.status();
     return started.ok() ? *std::move(started) : nullptr;
   }
@@ -82,22 +82,12 @@ class NrtFilePublisherTest : public ::testing::Test {
     return false;
   }
 
-  void Log(std::vector<std::string>* to, const std::string& line) {
-    std::lock_guard<std::mutex> lock(log_mu_);
-    to->push_back(line);
-  }
-  std::vector<std::string> Logged(const std::vector<std::string>& from) {
-    std::lock_guard<std::mutex> lock(log_mu_);
-    return from;
-  }
-
   topologyd::testing::TempDir dir_{"topologyd-nrt"};
   const std::string path_ = dir_.path() + "/run/nrt.yaml";
   state::PosixFileSystem fs_;
   std::unique_ptr<engine::Engine> engine_;
-  std::mutex log_mu_;
-  std::vector<std::string> info_;
-  std::vector<std::string> errors_;
+  topologyd::testing::LogCapture info_;
+  topologyd::testing::LogCapture errors_;
 };
 
 TEST_F(NrtFilePublisherTest, WrittenAtStartThenAfterChangesThatShareWrites) {
@@ -115,7 +105,7 @@ TEST_F(NrtFilePublisherTest, WrittenAtStartThenAfterChangesThatShareWrites) {
   for (const char* uid : {"a", "b", "c", "d"}) Admit(uid);
   ASSERT_TRUE(FileShows(FingerprintOf({"a", "b", "c", "d"})));
   EXPECT_LE(publisher->writes(), 3U);  // the first, and one or (on a slow machine) two more
-  EXPECT_THAT(Logged(errors_), SizeIs(0));
+  EXPECT_THAT(errors_.Lines(), SizeIs(0));
 }
 
 TEST_F(NrtFilePublisherTest, StopWritesThePendingChange) {
@@ -139,23 +129,23 @@ TEST_F(NrtFilePublisherTest, AFailingWriteIsLoggedOnceAndRetried) {
   std::filesystem::create_directory(path_);
   Admit("a");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Logged(errors_).empty() && std::chrono::steady_clock::now() < deadline) {
+  while (errors_.Lines().empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several retries
-  ASSERT_THAT(Logged(errors_), SizeIs(1));
-  EXPECT_THAT(Logged(errors_)[0], HasSubstr(path_));
+  ASSERT_THAT(errors_.Lines(), SizeIs(1));
+  EXPECT_THAT(errors_.Lines()[0], HasSubstr(path_));
   // Admission went on meanwhile.
   Admit("b");
   std::filesystem::remove(path_);
   ASSERT_TRUE(FileShows(FingerprintOf({"a", "b"})));
   // The recovery is logged just after the rename.
   const auto logged_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Logged(info_).empty() && std::chrono::steady_clock::now() < logged_by) {
+  while (info_.Lines().empty() && std::chrono::steady_clock::now() < logged_by) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_THAT(Logged(info_), ::testing::ElementsAre(HasSubstr("writing " + path_ + " again")));
-  EXPECT_THAT(Logged(errors_), SizeIs(1));
+  EXPECT_THAT(info_.Lines(), ::testing::ElementsAre(HasSubstr("writing " + path_ + " again")));
+  EXPECT_THAT(errors_.Lines(), SizeIs(1));
 }
 
 TEST_F(NrtFilePublisherTest, RefreshRewritesWithoutAChange) {

@@ -19,6 +19,7 @@
 #include "lib/nrt/pod_fingerprint.h"
 #include "lib/nrt_api/kube_nrt_transport.h"
 #include "lib/state/file_system.h"
+#include "tests/support/log_capture.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/admission/admission_test_util.h"
 #include "tests/unit/nrt/publisher_test_engine.h"
@@ -87,16 +88,15 @@ class NrtApiPublisherTest : public ::testing::Test {
 
   std::unique_ptr<NrtApiPublisher> Publish(milliseconds min_interval, milliseconds resync_period,
                                            milliseconds first_retry = milliseconds(20)) {
-    return NrtApiPublisher::Start(
-        {.engine = engine_.get(),
-         .transport = std::make_unique<FakeTransport>(api_),
-         .server = "https://api.test:6443",
-         .resync_period = resync_period,
-         .min_interval = min_interval,
-         .first_retry = first_retry,
-         .max_retry = first_retry * 2,
-         .log_info = [this](const std::string& line) { Log(&info_, line); },
-         .log_error = [this](const std::string& line) { Log(&errors_, line); }});
+    return NrtApiPublisher::Start({.engine = engine_.get(),
+                                   .transport = std::make_unique<FakeTransport>(api_),
+                                   .server = "https://api.test:6443",
+                                   .resync_period = resync_period,
+                                   .min_interval = min_interval,
+                                   .first_retry = first_retry,
+                                   .max_retry = first_retry * 2,
+                                   .log_info = info_.Sink(),
+                                   .log_error = errors_.Sink()});
   }
 
   void Admit(const std::string& uid) {
@@ -126,22 +126,12 @@ class NrtApiPublisherTest : public ::testing::Test {
     return out;
   }
 
-  void Log(std::vector<std::string>* to, const std::string& line) {
-    std::lock_guard<std::mutex> lock(log_mu_);
-    to->push_back(line);
-  }
-  std::vector<std::string> Logged(const std::vector<std::string>& from) {
-    std::lock_guard<std::mutex> lock(log_mu_);
-    return from;
-  }
-
   topologyd::testing::TempDir dir_{"topologyd-nrt-api"};
   state::PosixFileSystem fs_;
   std::unique_ptr<engine::Engine> engine_;
   std::shared_ptr<FakeTransport::Shared> api_ = std::make_shared<FakeTransport::Shared>();
-  std::mutex log_mu_;
-  std::vector<std::string> info_;
-  std::vector<std::string> errors_;
+  topologyd::testing::LogCapture info_;
+  topologyd::testing::LogCapture errors_;
 };
 
 constexpr milliseconds kLong{std::chrono::minutes(10)};
@@ -163,7 +153,7 @@ TEST_F(NrtApiPublisherTest, AppliedAtStartOwnedByTheNode) {
   EXPECT_EQ(status.last_trigger, "start-up");
   EXPECT_TRUE(status.last_ok);
   EXPECT_TRUE(status.last_success_time.has_value());
-  EXPECT_THAT(Logged(info_), ElementsAre(HasSubstr("published NodeResourceTopology worker-7 to "
+  EXPECT_THAT(info_.Lines(), ElementsAre(HasSubstr("published NodeResourceTopology worker-7 to "
                                                    "https://api.test:6443")));
 }
 
@@ -223,13 +213,13 @@ TEST_F(NrtApiPublisherTest, AFailingApiServerIsRetriedAndLoggedOncePerEpisode) {
   EXPECT_EQ(status.failed_publishes, 4U);
   EXPECT_EQ(status.consecutive_failures, 0U);
   EXPECT_EQ(status.last_trigger, "retry");
-  EXPECT_THAT(Logged(errors_),
+  EXPECT_THAT(errors_.Lines(),
               ElementsAre(AllOf(HasSubstr("cannot publish NodeResourceTopology worker-7"),
                                 HasSubstr("the NodeResourceTopology CRD "
                                           "(noderesourcetopologies.topology.node.k8s.io, "
                                           "version v1alpha2) is not installed"),
                                 HasSubstr("retrying in 5 ms"))));
-  EXPECT_THAT(Logged(info_), ElementsAre(HasSubstr("again after 4 failed attempts")));
+  EXPECT_THAT(info_.Lines(), ElementsAre(HasSubstr("again after 4 failed attempts")));
   std::lock_guard<std::mutex> lock(api_->mu);
   // Every retry reads the Node again: the start-up read and one per retry.
   EXPECT_EQ(api_->node_reads, 5);
