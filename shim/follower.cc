@@ -6,9 +6,13 @@
 
 namespace topologyd::shim {
 
-Follower::Follower(TopologydClient* topologyd, AllocationCache* cache, CriHandlers* handlers,
-                   std::chrono::milliseconds resync_period)
-    : topologyd_(topologyd), cache_(cache), handlers_(handlers), resync_period_(resync_period) {}
+Follower::Follower(GrpcTopologydClient* topologyd, AllocationCache* cache, RuntimeResync* resync,
+                   PlacementPusher* pusher, std::chrono::milliseconds resync_period)
+    : topologyd_(topologyd),
+      cache_(cache),
+      resync_(resync),
+      pusher_(pusher),
+      resync_period_(resync_period) {}
 
 Follower::~Follower() { Stop(); }
 
@@ -60,7 +64,7 @@ void Follower::Watch() {
         first = false;
         RequestResync();
       }
-      handlers_->PushPlacements();
+      pusher_->PushChanged();
     }
     grpc::Status status = reader->Finish();
     {
@@ -92,7 +96,7 @@ void Follower::ResyncLoop() {
       if (stopping_) return;
       resync_requested_ = false;
     }
-    absl::Status status = handlers_->Resync();
+    absl::Status status = resync_->Run();
     if (!status.ok()) spdlog::warn("resync incomplete: {}", status.message());
   }
 }

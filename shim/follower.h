@@ -14,15 +14,16 @@
 #include <grpcpp/grpcpp.h>
 
 #include "shim/allocation_cache.h"
-#include "shim/cri_handlers.h"
-#include "shim/topologyd_client.h"
+#include "shim/grpc_topologyd_client.h"
+#include "shim/placement_pusher.h"
+#include "shim/runtime_resync.h"
 
 namespace topologyd::shim {
 
 class Follower {
  public:
-  Follower(TopologydClient* topologyd, AllocationCache* cache, CriHandlers* handlers,
-           std::chrono::milliseconds resync_period);
+  Follower(GrpcTopologydClient* topologyd, AllocationCache* cache, RuntimeResync* resync,
+           PlacementPusher* pusher, std::chrono::milliseconds resync_period);
   ~Follower();  // Stop()
 
   void Start();
@@ -36,9 +37,10 @@ class Follower {
   // Sleeps up to `d`; false when stopping.
   bool Sleep(std::chrono::milliseconds d);
 
-  TopologydClient* const topologyd_;
+  GrpcTopologydClient* const topologyd_;
   AllocationCache* const cache_;
-  CriHandlers* const handlers_;
+  RuntimeResync* const resync_;
+  PlacementPusher* const pusher_;
   const std::chrono::milliseconds resync_period_;
 
   absl::Mutex mu_;

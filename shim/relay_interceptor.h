@@ -1,11 +1,12 @@
-// The relay's hook, for the CRI calls CriHandlers intercepts: hands each step that may wait
-// (on topologyd, the API server or the runtime) to a worker and answers the relay from there;
-// the bookkeeping after a sandbox's or a container's creation runs on the relay's thread. A
-// container created on a placement topologyd has not written yet (Forward::durability) is
-// answered once it has: on the relay's thread when it already is, else from a worker.
+// The relay's hook: a filter per intercepted CRI call (shim/intercepted_methods.h names the
+// methods and their steps). Each step that may wait (on topologyd, the API server or the
+// runtime) runs on a worker, which answers the relay; the bookkeeping after a sandbox's or a
+// container's creation runs on the relay's thread. A container created on a placement
+// topologyd has not written yet (CriCall::durability) is answered once it has: on the relay's
+// thread when it already is, else from a worker.
 #pragma once
 
-#include <string_view>
+#include <memory>
 
 #include "lib/cri_relay/interceptor.h"
 
@@ -19,12 +20,7 @@ class RelayInterceptor final : public cri_relay::Interceptor {
   RelayInterceptor(CriHandlers* handlers, WorkQueue* workers)
       : handlers_(handlers), workers_(workers) {}
 
-  bool Intercepts(std::string_view method) const override;
-  void BeforeForward(const cri_relay::CallInfo& call, std::string request,
-                     cri_relay::ForwardDone done) override;
-  void AfterForward(const cri_relay::CallInfo& call, const std::string& forwarded_request,
-                    cri_relay::CallMemo memo, grpc::Status status, std::string response,
-                    cri_relay::InterceptDone done) override;
+  std::unique_ptr<cri_relay::CallFilter> Intercept(const cri_relay::CallInfo& call) override;
 
  private:
   CriHandlers* const handlers_;

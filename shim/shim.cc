@@ -26,7 +26,7 @@ Shim::~Shim() { Stop(); }
 
 absl::Status Shim::Start() {
   topologyd_ =
-      std::make_unique<TopologydClient>(config_.topologyd_socket, config_.topologyd_timeout);
+      std::make_unique<GrpcTopologydClient>(config_.topologyd_socket, config_.topologyd_timeout);
   std::optional<kube_api::KubeApiClient> api;
   if (std::find(config_.pod_spec.sources.begin(), config_.pod_spec.sources.end(),
                 PodSpecSource::kApiServer) != config_.pod_spec.sources.end()) {
@@ -62,8 +62,14 @@ absl::Status Shim::Start() {
   runtime_channel_ =
       grpc::CreateCustomChannel(config_.runtime_endpoint, grpc::InsecureChannelCredentials(), args);
   runtime_ = runtime::v1::RuntimeService::NewStub(runtime_channel_);
-  handlers_ = std::make_unique<CriHandlers>(config_, topologyd_.get(), specs_.get(), &cache_,
-                                            runtime_.get(), pod_quota_.get());
+  placer_ = std::make_unique<ContainerPlacer>(config_, topologyd_.get(), specs_.get(), &cache_,
+                                              &book_, pod_quota_.get());
+  pusher_ =
+      std::make_unique<PlacementPusher>(config_.topologyd_timeout, runtime_.get(), &cache_, &book_);
+  resync_ = std::make_unique<RuntimeResync>(config_, runtime_.get(), topologyd_.get(), &cache_,
+                                            &book_, placer_.get(), pusher_.get());
+  handlers_ = std::make_unique<CriHandlers>(placer_.get(), &book_, &cache_, specs_.get(),
+                                            runtime_.get(), config_.topologyd_timeout);
   workers_ = std::make_unique<WorkQueue>(kWorkerThreads);
   interceptor_ = std::make_unique<RelayInterceptor>(handlers_.get(), workers_.get());
 
@@ -78,8 +84,8 @@ absl::Status Shim::Start() {
   if (!relay.ok()) return relay.status();
   relay_ = std::move(*relay);
 
-  follower_ =
-      std::make_unique<Follower>(topologyd_.get(), &cache_, handlers_.get(), config_.resync.period);
+  follower_ = std::make_unique<Follower>(topologyd_.get(), &cache_, resync_.get(), pusher_.get(),
+                                         config_.resync.period);
   follower_->Start();
   std::vector<std::string_view> sources;
   for (PodSpecSource s : config_.pod_spec.sources) sources.push_back(ToString(s));

@@ -12,13 +12,17 @@
 #include "lib/cri_relay/relay.h"
 
 #include "shim/allocation_cache.h"
+#include "shim/container_placer.h"
 #include "shim/cri_handlers.h"
 #include "shim/follower.h"
+#include "shim/grpc_topologyd_client.h"
+#include "shim/placement_pusher.h"
 #include "shim/pod_cgroup_quota.h"
 #include "shim/pod_spec_resolver.h"
 #include "shim/relay_interceptor.h"
+#include "shim/runtime_book.h"
+#include "shim/runtime_resync.h"
 #include "shim/shim_config.h"
-#include "shim/topologyd_client.h"
 #include "shim/work_queue.h"
 
 namespace topologyd::shim {
@@ -36,12 +40,16 @@ class Shim {
  private:
   ShimConfig config_;
   const std::string config_path_;
-  std::unique_ptr<TopologydClient> topologyd_;
+  std::unique_ptr<GrpcTopologydClient> topologyd_;
   std::unique_ptr<PodSpecResolver> specs_;
   AllocationCache cache_;
+  RuntimeBook book_;
   std::unique_ptr<PodCgroupQuota> pod_quota_;
   std::shared_ptr<grpc::Channel> runtime_channel_;
   std::unique_ptr<runtime::v1::RuntimeService::Stub> runtime_;
+  std::unique_ptr<ContainerPlacer> placer_;
+  std::unique_ptr<PlacementPusher> pusher_;
+  std::unique_ptr<RuntimeResync> resync_;
   std::unique_ptr<CriHandlers> handlers_;
   std::unique_ptr<WorkQueue> workers_;
   std::unique_ptr<RelayInterceptor> interceptor_;

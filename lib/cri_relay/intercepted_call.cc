@@ -29,10 +29,12 @@ enum class Phase {
 // cancellation arriving from gRPC's agree on which one finishes the caller.
 class InterceptedCall {
  public:
-  InterceptedCall(grpc::GenericCallbackServerContext* caller_context, const CallEnvironment& env)
+  InterceptedCall(grpc::GenericCallbackServerContext* caller_context, const CallEnvironment& env,
+                  std::unique_ptr<CallFilter> filter)
       : caller_context_(caller_context),
         env_(env),
-        info_{.method = caller_context->method(), .deadline = caller_context->deadline()},
+        method_(caller_context->method()),
+        filter_(std::move(filter)),
         caller_(this) {
     absl::MutexLock lock(&mu_);
     env_.runtime_contexts.Join();
@@ -64,7 +66,7 @@ class InterceptedCall {
   // answers INTERNAL so that the caller is not left waiting. It holds a reference.
   class Answer {
    public:
-    using Handler = void (InterceptedCall::*)(grpc::Status, std::string, CallMemo);
+    using Handler = void (InterceptedCall::*)(grpc::Status, std::string);
     Answer(InterceptedCall* call, Handler handler) : call_(call), handler_(handler) {
       call_->refs_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -72,13 +74,13 @@ class InterceptedCall {
       if (!answered_.load()) {
         (call_->*handler_)(grpc::Status(grpc::StatusCode::INTERNAL,
                                         "the CRI relay's interceptor dropped the call unanswered"),
-                           {}, nullptr);
+                           {});
       }
       call_->Unref();
     }
-    void operator()(grpc::Status status, std::string bytes, CallMemo memo) {
+    void operator()(grpc::Status status, std::string bytes) {
       if (answered_.exchange(true)) return;
-      (call_->*handler_)(std::move(status), std::move(bytes), std::move(memo));
+      (call_->*handler_)(std::move(status), std::move(bytes));
     }
 
    private:
@@ -87,16 +89,11 @@ class InterceptedCall {
     std::atomic<bool> answered_{false};
   };
 
-  ForwardDone MakeForwardDone() {
-    auto answer = std::make_shared<Answer>(this, &InterceptedCall::Forward);
-    return [answer](grpc::Status status, std::string bytes, CallMemo memo) {
-      (*answer)(std::move(status), std::move(bytes), std::move(memo));
-    };
-  }
-  InterceptDone MakeReplyDone() {
-    auto answer = std::make_shared<Answer>(this, &InterceptedCall::Reply);
+  // ForwardDone and InterceptDone have the same shape.
+  std::function<void(grpc::Status, std::string)> MakeDone(Answer::Handler handler) {
+    auto answer = std::make_shared<Answer>(this, handler);
     return [answer](grpc::Status status, std::string bytes) {
-      (*answer)(std::move(status), std::move(bytes), nullptr);
+      (*answer)(std::move(status), std::move(bytes));
     };
   }
 
@@ -111,7 +108,7 @@ class InterceptedCall {
             grpc::StatusCode::INTERNAL,
             fmt::format("{} is intercepted as a unary method but the caller sent no request "
                         "message",
-                        info_.method)));
+                        method_)));
         return;
       }
       request_ = ToBytes(request_buffer_);
@@ -119,32 +116,28 @@ class InterceptedCall {
     }
     ShutdownGateScope scope(env_.interceptor_calls);
     if (!scope.open()) {
-      Forward(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {},
-              nullptr);
+      Forward(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
       return;
     }
-    env_.interceptor->BeforeForward(info_, std::move(request_), MakeForwardDone());
+    filter_->BeforeForward(std::move(request_), MakeDone(&InterceptedCall::Forward));
   }
 
   // The interceptor's answer to BeforeForward.
-  void Forward(grpc::Status status, std::string bytes, CallMemo memo) {
+  void Forward(grpc::Status status, std::string bytes) {
     absl::MutexLock lock(&mu_);
     if (phase_ != Phase::kBeforeForward) return;  // the caller went away meanwhile
     if (!status.ok()) {
       FinishCaller(status);
       return;
     }
-    memo_ = std::move(memo);
     phase_ = Phase::kForwarding;
-    forwarded_request_ = std::move(bytes);
-    request_buffer_ = ToByteBuffer(forwarded_request_);
+    request_buffer_ = ToByteBuffer(bytes);
     refs_.fetch_add(1, std::memory_order_relaxed);  // for OnRuntimeDone
     runtime_pending_ = true;
     response_buffer_.Clear();
-    env_.stub.UnaryCall(runtime_context_.get(), info_.method, grpc::StubOptions(), &request_buffer_,
-                        &response_buffer_, [this](grpc::Status runtime_status) {
-                          OnRuntimeDone(std::move(runtime_status));
-                        });
+    env_.stub.UnaryCall(
+        runtime_context_.get(), method_, grpc::StubOptions(), &request_buffer_, &response_buffer_,
+        [this](grpc::Status runtime_status) { OnRuntimeDone(std::move(runtime_status)); });
   }
 
   void OnRuntimeDone(grpc::Status status) {
@@ -157,7 +150,7 @@ class InterceptedCall {
         status = grpc::Status(
             grpc::StatusCode::INTERNAL,
             fmt::format("{} is intercepted as a unary method but the runtime answered no message",
-                        info_.method));
+                        method_));
       }
       if (status.ok()) response_ = ToBytes(response_buffer_);
       if (phase_ == Phase::kFinished) {
@@ -173,18 +166,17 @@ class InterceptedCall {
       ShutdownGateScope scope(env_.interceptor_calls);
       if (scope.open()) {
         std::string response = status.ok() ? std::move(response_) : std::string();
-        env_.interceptor->AfterForward(info_, forwarded_request_, memo_, std::move(status),
-                                       std::move(response), MakeReplyDone());
+        filter_->AfterForward(std::move(status), std::move(response),
+                              MakeDone(&InterceptedCall::Reply));
       } else {
-        Reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {},
-              nullptr);
+        Reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the CRI relay is shutting down"), {});
       }
     }
     Unref();
   }
 
   // The interceptor's answer to AfterForward.
-  void Reply(grpc::Status status, std::string bytes, CallMemo /*unused*/) {
+  void Reply(grpc::Status status, std::string bytes) {
     absl::MutexLock lock(&mu_);
     if (phase_ != Phase::kAfterForward) return;  // the caller went away meanwhile
     FinishCaller(status, &bytes);
@@ -233,7 +225,9 @@ class InterceptedCall {
 
   grpc::GenericCallbackServerContext* const caller_context_;
   const CallEnvironment env_;
-  const CallInfo info_;
+  const std::string method_;
+  // Deleted with the call: after every `done` it was given is gone.
+  const std::unique_ptr<CallFilter> filter_;
   CallerSide caller_;
   // One reference for the caller side's OnDone; the runtime side and every `done` handed to
   // the interceptor add theirs.
@@ -245,18 +239,17 @@ class InterceptedCall {
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kReadingRequest;
   bool caller_cancelled_ ABSL_GUARDED_BY(mu_) = false;
   std::string request_;               // as the caller sent it
-  std::string forwarded_request_;     // as the interceptor sent it on
   grpc::ByteBuffer request_buffer_;   // the read from the caller, then the write on
   grpc::ByteBuffer response_buffer_;  // the read from the runtime, then the reply
   std::string response_;
-  CallMemo memo_;  // BeforeForward's, for AfterForward; set before the runtime call starts
 };
 
 }  // namespace
 
 grpc::ServerGenericBidiReactor* StartInterceptedCall(grpc::GenericCallbackServerContext* caller,
-                                                     const CallEnvironment& env) {
-  return (new InterceptedCall(caller, env))->caller_reactor();
+                                                     const CallEnvironment& env,
+                                                     std::unique_ptr<CallFilter> filter) {
+  return (new InterceptedCall(caller, env, std::move(filter)))->caller_reactor();
 }
 
 }  // namespace topologyd::cri_relay

@@ -17,7 +17,7 @@
 
 namespace topologyd::cri_relay {
 
-// The call being intercepted; valid until its `done` has been called.
+// The call being intercepted.
 struct CallInfo {
   std::string method;  // the full path, e.g. "/runtime.v1.RuntimeService/CreateContainer"
   std::chrono::system_clock::time_point deadline;  // the caller's; far future when it set none
@@ -26,32 +26,34 @@ struct CallInfo {
 // What the caller gets (status, and the message when OK).
 using InterceptDone = std::function<void(grpc::Status status, std::string bytes)>;
 
-// Whatever BeforeForward wants AfterForward of the same call to have; the relay only keeps it,
-// and lets it go with the call (also when AfterForward never comes).
-using CallMemo = std::shared_ptr<void>;
+// BeforeForward's answer: what to send on to the runtime.
+using ForwardDone = std::function<void(grpc::Status status, std::string bytes)>;
 
-// BeforeForward's answer: what to send on to the runtime, and a memo for AfterForward (may be
-// null).
-using ForwardDone = std::function<void(grpc::Status status, std::string bytes, CallMemo memo)>;
+// The interceptor's part in one call, as an Envoy filter is in one stream: it keeps whatever
+// BeforeForward learnt for AfterForward. The relay deletes it with the call, once every `done`
+// it was given has been called or dropped (so a filter may use itself until its `done` object
+// is destroyed), and without AfterForward when the call ends before the runtime answered.
+class CallFilter {
+ public:
+  virtual ~CallFilter() = default;
+
+  // The request as the caller sent it. done(OK, bytes) forwards `bytes` to the runtime;
+  // done(error, ignored) answers the caller with that error and forwards nothing.
+  virtual void BeforeForward(std::string request, ForwardDone done) = 0;
+
+  // The runtime's answer to what BeforeForward forwarded: its status and, when OK, its
+  // response. done(status, bytes) is what the caller receives (bytes only when status is OK).
+  // Not called when the caller has gone away in the meantime.
+  virtual void AfterForward(grpc::Status status, std::string response, InterceptDone done) = 0;
+};
 
 class Interceptor {
  public:
   virtual ~Interceptor() = default;
 
-  // Whether calls of `method` go through BeforeForward and AfterForward. Only unary methods
-  // may be intercepted; every other call is relayed without waiting on the interceptor.
-  virtual bool Intercepts(std::string_view method) const = 0;
-
-  // The request as the caller sent it. done(OK, bytes, memo) forwards `bytes` to the runtime;
-  // done(error, ignored, ignored) answers the caller with that error and forwards nothing.
-  virtual void BeforeForward(const CallInfo& call, std::string request, ForwardDone done) = 0;
-
-  // The runtime's answer to `forwarded_request`: its status and, when OK, its response, with
-  // the memo BeforeForward gave. done(status, bytes) is what the caller receives (bytes only
-  // when status is OK). Not called when the caller has gone away in the meantime.
-  virtual void AfterForward(const CallInfo& call, const std::string& forwarded_request,
-                            CallMemo memo, grpc::Status status, std::string response,
-                            InterceptDone done) = 0;
+  // The filter for a call starting now, or null: the call is relayed without waiting on the
+  // interceptor. Only unary methods may be intercepted. Called on gRPC's thread: cheap.
+  virtual std::unique_ptr<CallFilter> Intercept(const CallInfo& call) = 0;
 };
 
 }  // namespace topologyd::cri_relay

@@ -31,16 +31,19 @@ class RelayService final : public grpc::CallbackGenericService {
       : env_(env), unary_methods_(std::move(unary_methods)) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
-    if (Intercepts(ctx->method())) return StartInterceptedCall(ctx, env_);
+    if (std::unique_ptr<CallFilter> filter = Intercept(*ctx)) {
+      return StartInterceptedCall(ctx, env_, std::move(filter));
+    }
     if (unary_methods_.contains(ctx->method())) return StartUnaryPassThroughCall(ctx, env_);
     return StartPassThroughCall(ctx, env_);
   }
 
  private:
-  bool Intercepts(const std::string& method) {
-    if (env_.interceptor == nullptr) return false;
+  std::unique_ptr<CallFilter> Intercept(const grpc::GenericCallbackServerContext& ctx) {
+    if (env_.interceptor == nullptr) return nullptr;
     ShutdownGateScope scope(env_.interceptor_calls);
-    return scope.open() && env_.interceptor->Intercepts(method);
+    if (!scope.open()) return nullptr;
+    return env_.interceptor->Intercept(CallInfo{ctx.method(), ctx.deadline()});
   }
 
   const CallEnvironment env_;

@@ -3,6 +3,7 @@
 // it holds a call, other calls go on; it may also answer on the calling thread.
 #include "lib/cri_relay/interceptor.h"
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -53,50 +54,77 @@ class TestInterceptor final : public Interceptor {
   // The hooks run on the relay's calling thread instead, answering before they return (as the
   // shim does for what never waits).
   bool answer_inline = false;
-  // What BeforeForward's answers give the relay to keep for AfterForward.
-  CallMemo memo;
 
-  bool Intercepts(std::string_view method) const override {
-    return method == kEcho || method == kFail || method == kEmpty || method == kSilent;
+  std::unique_ptr<CallFilter> Intercept(const CallInfo& call) override {
+    if (call.method != kEcho && call.method != kFail && call.method != kEmpty &&
+        call.method != kSilent) {
+      return nullptr;
+    }
+    return std::make_unique<Filter>(this);
   }
-  void BeforeForward(const CallInfo& call, std::string request, ForwardDone forward) override {
-    EXPECT_TRUE(Intercepts(call.method)) << call.method;
-    InterceptDone done = [forward = std::move(forward), given = memo](grpc::Status status,
-                                                                      std::string bytes) {
-      forward(std::move(status), std::move(bytes), given);
-    };
-    if (answer_inline) return before(std::move(request), std::move(done));
-    Post([this, request = std::move(request), done = std::move(done)]() mutable {
-      before(std::move(request), std::move(done));
-    });
-  }
+
   // What the last AfterForward was given.
   struct Seen {
-    std::string forwarded;
+    std::string forwarded;  // what its own call's BeforeForward sent on
     grpc::Status status;
     std::string response;
-    const void* memo = nullptr;  // not kept: the test checks when the relay lets it go
   };
   Seen after_seen() {
     absl::MutexLock lock(&mu_);
     return after_seen_;
   }
-
-  void AfterForward(const CallInfo&, const std::string& forwarded, CallMemo kept,
-                    grpc::Status status, std::string response, InterceptDone done) override {
-    {
-      absl::MutexLock lock(&mu_);
-      after_seen_ = {forwarded, status, response, kept.get()};
-    }
-    if (answer_inline)
-      return after(forwarded, std::move(status), std::move(response), std::move(done));
-    Post([this, forwarded, status = std::move(status), response = std::move(response),
-          done = std::move(done)]() mutable {
-      after(forwarded, std::move(status), std::move(response), std::move(done));
-    });
-  }
+  // Filters made and not yet deleted.
+  int live_filters() const { return live_filters_.load(); }
 
  private:
+  // One call's filter: keeps what it forwarded for its own AfterForward.
+  class Filter final : public CallFilter {
+   public:
+    explicit Filter(TestInterceptor* owner) : owner_(owner) { ++owner_->live_filters_; }
+    ~Filter() override { --owner_->live_filters_; }
+
+    void BeforeForward(std::string request, ForwardDone forward) override {
+      InterceptDone done = [this, forward = std::move(forward)](grpc::Status status,
+                                                                std::string bytes) {
+        {
+          absl::MutexLock lock(&mu_);
+          if (!answered_) forwarded_ = bytes;
+          answered_ = true;
+        }
+        forward(std::move(status), std::move(bytes));
+      };
+      owner_->Run([this, request = std::move(request), done = std::move(done)]() mutable {
+        owner_->before(std::move(request), std::move(done));
+      });
+    }
+    void AfterForward(grpc::Status status, std::string response, InterceptDone done) override {
+      std::string forwarded;
+      {
+        absl::MutexLock lock(&mu_);
+        forwarded = forwarded_;
+      }
+      owner_->RecordAfter({forwarded, status, response});
+      owner_->Run([this, forwarded, status = std::move(status), response = std::move(response),
+                   done = std::move(done)]() mutable {
+        owner_->after(forwarded, std::move(status), std::move(response), std::move(done));
+      });
+    }
+
+   private:
+    TestInterceptor* const owner_;
+    absl::Mutex mu_;
+    bool answered_ ABSL_GUARDED_BY(mu_) = false;
+    std::string forwarded_ ABSL_GUARDED_BY(mu_);
+  };
+
+  void RecordAfter(Seen seen) {
+    absl::MutexLock lock(&mu_);
+    after_seen_ = std::move(seen);
+  }
+  void Run(std::function<void()> work) {
+    if (answer_inline) return work();
+    Post(std::move(work));
+  }
   void Post(std::function<void()> work) {
     absl::MutexLock lock(&mu_);
     queue_.push_back(std::move(work));
@@ -119,6 +147,7 @@ class TestInterceptor final : public Interceptor {
   absl::Mutex mu_;
   Seen after_seen_ ABSL_GUARDED_BY(mu_);
   std::deque<std::function<void()>> queue_;
+  std::atomic<int> live_filters_{0};
   std::thread worker_;
 };
 
@@ -290,35 +319,32 @@ TEST_F(InterceptorTest, CallerCancellingAHeldCallGetsCancelledAndTheLateAnswerIs
   EXPECT_EQ(Call(relayed_, kStream, {"1"}).status.error_code(), grpc::StatusCode::OK);
 }
 
-// The relay keeps what BeforeForward gave for AfterForward, and lets it go with the call.
-TEST_F(InterceptorTest, BeforeForwardsMemoReachesAfterForwardAndGoesWithTheCall) {
-  auto memo = std::make_shared<std::string>("placement");
-  const void* given = memo.get();
-  std::weak_ptr<std::string> watched = memo;
-  interceptor_.memo = std::move(memo);
-  const CallResult result = Call(relayed_, kEcho, {"x"});
-  ASSERT_TRUE(result.status.ok()) << result.status.error_message();
-  interceptor_.memo.reset();
-  EXPECT_EQ(interceptor_.after_seen().memo, given);
+// Each call has its own filter: its AfterForward sees what its own BeforeForward sent on, and
+// the filter goes with the call, refused or answered.
+TEST_F(InterceptorTest, EachCallHasItsOwnFilterWhichGoesWithTheCall) {
+  interceptor_.before = [](std::string request, InterceptDone done) {
+    done(grpc::Status::OK, "edited-" + request);
+  };
+  for (const std::string request : {"x", "y"}) {
+    const CallResult result = Call(relayed_, kEcho, {request});
+    ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+    EXPECT_EQ(interceptor_.after_seen().forwarded, "edited-" + request);
+  }
   // The call is torn down just after the caller has its answer.
-  for (int i = 0; i < 500 && !watched.expired(); ++i) {
+  for (int i = 0; i < 500 && interceptor_.live_filters() > 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_TRUE(watched.expired()) << "the relay still holds the memo of a finished call";
+  EXPECT_EQ(interceptor_.live_filters(), 0) << "the relay still holds a finished call's filter";
 
   // A refusal forwards nothing, and keeps nothing.
-  memo = std::make_shared<std::string>("refused");
-  watched = memo;
-  interceptor_.memo = std::move(memo);
   interceptor_.before = [](std::string, InterceptDone done) {
     done(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "no"), {});
   };
-  EXPECT_EQ(Call(relayed_, kEcho, {"y"}).status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  interceptor_.memo.reset();
-  for (int i = 0; i < 500 && !watched.expired(); ++i) {
+  EXPECT_EQ(Call(relayed_, kEcho, {"z"}).status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  for (int i = 0; i < 500 && interceptor_.live_filters() > 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_TRUE(watched.expired());
+  EXPECT_EQ(interceptor_.live_filters(), 0);
 }
 
 TEST_F(InterceptorTest, DoneDroppedUnansweredIsAnInternalError) {

@@ -1,8 +1,6 @@
-#include "shim/topologyd_client.h"
+#include "shim/grpc_topologyd_client.h"
 
 #include "fmt/format.h"
-
-#include "lib/rpc/pod_proto.h"
 
 namespace topologyd::shim {
 namespace {
@@ -17,7 +15,7 @@ absl::Status FailureAt(std::string_view socket_path, const grpc::Status& status,
 
 }  // namespace
 
-TopologydClient::TopologydClient(std::string socket_path, std::chrono::milliseconds timeout)
+GrpcTopologydClient::GrpcTopologydClient(std::string socket_path, std::chrono::milliseconds timeout)
     : socket_path_(std::move(socket_path)), timeout_(timeout) {
   grpc::ChannelArguments args;
   // The daemon restarts in a second or two; the default back-off would keep the shim away
@@ -30,31 +28,17 @@ TopologydClient::TopologydClient(std::string socket_path, std::chrono::milliseco
   stub_ = v1::Topologyd::NewStub(channel_);
 }
 
-void TopologydClient::Prepare(grpc::ClientContext* context,
-                              std::optional<Deadline> deadline) const {
+void GrpcTopologydClient::Prepare(grpc::ClientContext* context,
+                                  std::optional<Deadline> deadline) const {
   Deadline own = std::chrono::system_clock::now() + timeout_;
   context->set_deadline(deadline && *deadline < own ? *deadline : own);
 }
 
-absl::Status TopologydClient::Failure(const grpc::Status& status, std::string_view call) const {
+absl::Status GrpcTopologydClient::Failure(const grpc::Status& status, std::string_view call) const {
   return FailureAt(socket_path_, status, call);
 }
 
-absl::StatusOr<v1::AdmitResponse> TopologydClient::Admit(const pod::Pod& pod,
-                                                         std::optional<Deadline> deadline,
-                                                         bool answer_when_decided) {
-  grpc::ClientContext context;
-  Prepare(&context, deadline);
-  v1::AdmitRequest request;
-  rpc::PodToProto(pod, request.mutable_pod());
-  request.set_answer_when_decided(answer_when_decided);
-  v1::AdmitResponse response;
-  grpc::Status status = stub_->Admit(&context, request, &response);
-  if (!status.ok()) return Failure(status, "Admit");
-  return response;
-}
-
-absl::StatusOr<v1::PlanContainerResponse> TopologydClient::PlanContainer(
+absl::StatusOr<v1::PlanContainerResponse> GrpcTopologydClient::PlanContainer(
     const v1::PlanContainerRequest& request, std::optional<Deadline> deadline) {
   grpc::ClientContext context;
   Prepare(&context, deadline);
@@ -64,9 +48,9 @@ absl::StatusOr<v1::PlanContainerResponse> TopologydClient::PlanContainer(
   return response;
 }
 
-void TopologydClient::AwaitDurableAsync(const v1::AdmitResponse& admitted,
-                                        std::optional<Deadline> deadline,
-                                        std::function<void(absl::Status)> done) {
+void GrpcTopologydClient::AwaitDurableAsync(const v1::AdmitResponse& admitted,
+                                            std::optional<Deadline> deadline,
+                                            std::function<void(absl::Status)> done) {
   // Lives until gRPC has called back.
   struct Call {
     grpc::ClientContext context;
@@ -84,10 +68,10 @@ void TopologydClient::AwaitDurableAsync(const v1::AdmitResponse& admitted,
       });
 }
 
-absl::StatusOr<v1::AllocateResponse> TopologydClient::Allocate(const std::string& pod_uid,
-                                                               const std::string& container,
-                                                               const std::string& container_id,
-                                                               const std::string& cgroup) {
+absl::StatusOr<v1::AllocateResponse> GrpcTopologydClient::Allocate(const std::string& pod_uid,
+                                                                   const std::string& container,
+                                                                   const std::string& container_id,
+                                                                   const std::string& cgroup) {
   grpc::ClientContext context;
   Prepare(&context, std::nullopt);
   v1::AllocateRequest request;
@@ -101,8 +85,8 @@ absl::StatusOr<v1::AllocateResponse> TopologydClient::Allocate(const std::string
   return response;
 }
 
-absl::Status TopologydClient::Release(const std::string& pod_uid, const std::string& container,
-                                      const std::string& container_id) {
+absl::Status GrpcTopologydClient::Release(const std::string& pod_uid, const std::string& container,
+                                          const std::string& container_id) {
   grpc::ClientContext context;
   Prepare(&context, std::nullopt);
   v1::ReleaseRequest request;
@@ -115,7 +99,7 @@ absl::Status TopologydClient::Release(const std::string& pod_uid, const std::str
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::ListAllocationsResponse> TopologydClient::ListAllocations() {
+absl::StatusOr<v1::ListAllocationsResponse> GrpcTopologydClient::ListAllocations() {
   grpc::ClientContext context;
   Prepare(&context, std::nullopt);
   v1::ListAllocationsResponse response;
@@ -124,8 +108,8 @@ absl::StatusOr<v1::ListAllocationsResponse> TopologydClient::ListAllocations() {
   return response;
 }
 
-std::unique_ptr<grpc::ClientReader<v1::ListAllocationsResponse>> TopologydClient::WatchAllocations(
-    grpc::ClientContext* context) {
+std::unique_ptr<grpc::ClientReader<v1::ListAllocationsResponse>>
+GrpcTopologydClient::WatchAllocations(grpc::ClientContext* context) {
   return stub_->WatchAllocations(context, v1::WatchAllocationsRequest());
 }
 
