@@ -26,7 +26,7 @@ function(topologyd_library)
   topologyd_set_kind(${target} ${ARG_KIND})
 endfunction()
 
-# topologyd_test(NAME <name> SRCS ... [DEPS ...] [LABELS unit|integration|corpus] [ENV K=V ...])
+# topologyd_test(NAME <name> SRCS ... [DEPS ...] [LABELS unit|cli|integration|...] [ENV K=V ...])
 # Builds one GoogleTest binary and lets CTest discover its cases, each labelled.
 function(topologyd_test)
   cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS;ENV" ${ARGN})
