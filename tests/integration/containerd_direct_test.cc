@@ -89,7 +89,7 @@ class ContainerdDirectTest : public ::testing::TestWithParam<Runtime> {
 
   // Runs pod `uid` with one Guaranteed 1-CPU container "app" created with cpuset_cpus `cpus`.
   void RunPinnedApp(const char* uid, const char* cpus) {
-    ASSERT_GRPC_OK(kubelet_->RunPod(OnePod(uid, {Guaranteed("app", "1", "64Mi")})));
+    ASSERT_GRPC_OK(kubelet_->RunPod(Pod(uid, {Guaranteed("app", "1", "64Mi")})));
     grpc::Status status = kubelet_->RunContainer(uid, "app", 0, &id_, {.cpuset_cpus = cpus});
     ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << containerd_.log();
     ASSERT_GRPC_OK(kubelet_->ContainerPid(id_, &pid_));
@@ -221,7 +221,7 @@ TEST_P(ContainerdDirectTest, RemovingThePodRemovesItsContainers) {
 }
 
 TEST_P(ContainerdDirectTest, BurstablePodWithInitContainerAndSidecar) {
-  pod::Pod pod = OnePod("uid-b1", {{"app", false, {{"cpu", Q("250m")}}, {{"cpu", Q("500m")}}}});
+  pod::Pod pod = Pod("uid-b1", {{"app", false, {{"cpu", Q("250m")}}, {{"cpu", Q("500m")}}}});
   pod.init_containers = {{"setup", false, {{"cpu", Q("100m")}}, {}},
                          {"proxy", true, {{"memory", Q("32Mi")}}, {}}};
   ASSERT_GRPC_OK(kubelet_->RunPod(pod));
@@ -302,7 +302,7 @@ TEST(KubeletResourcesTest, OomScoreByQos) {
 
 TEST(KubeletResourcesTest, ContainerAndSandboxResources) {
   NodeFacts node{.memory_capacity_bytes = int64_t{4} << 30, .huge_page_sizes_kib = {2048, 1048576}};
-  pod::Pod pod = OnePod(
+  pod::Pod pod = Pod(
       "u",
       {{"a", false, {}, {{"cpu", Q("1")}, {"memory", Q("64Mi")}, {"hugepages-2Mi", Q("4Mi")}}}});
   pod::ApplyRequestDefaults(pod);

@@ -41,12 +41,12 @@ INSTANTIATE_TEST_SUITE_P(Both, FrontEndE2ETest, ::testing::Values(FrontEnd::kRel
 // and kubelet's later updates keep it.
 TEST_P(FrontEndE2ETest, GuaranteedContainerGetsAnExclusiveCpuAndTheSharedPoolShrinks) {
   ASSERT_EQ(SharedPool(), "0-1");
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("early", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("early", {Burstable("app", "100m")})));
   std::string early;
   ASSERT_GRPC_OK(kubelet_->RunContainer("early", "app", 0, &early));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0-1"));
 
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("g", {Guaranteed("app", "1", "64Mi")})));
   std::string pinned;
   ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
@@ -56,7 +56,7 @@ TEST_P(FrontEndE2ETest, GuaranteedContainerGetsAnExclusiveCpuAndTheSharedPoolShr
   // The earlier shared container: topologyd writes its cgroup, the front end tells the runtime.
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("early", "app", early, "0"));
 
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("be", {{"app", false, {}, {}}})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("be", {{"app", false, {}, {}}})));
   std::string best_effort;
   ASSERT_GRPC_OK(kubelet_->RunContainer("be", "app", 0, &best_effort));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("be", "app", best_effort, "0"));
@@ -76,7 +76,7 @@ TEST_P(FrontEndE2ETest, GuaranteedContainerGetsAnExclusiveCpuAndTheSharedPoolShr
 // 2. A restarted container (new id) keeps its CPUs; kubelet's removal of the old instance
 // releases nothing; removing the pod frees the CPU.
 TEST_P(FrontEndE2ETest, ARestartKeepsTheCpusAndOnlyThePodsRemovalFreesThem) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("r", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("r", {Guaranteed("app", "1", "64Mi")})));
   std::string first;
   ASSERT_GRPC_OK(kubelet_->RunContainer("r", "app", 0, &first));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("r", "app", first, "1"));
@@ -107,12 +107,12 @@ TEST_P(FrontEndE2ETest, ARestartKeepsTheCpusAndOnlyThePodsRemovalFreesThem) {
 // 3. A pod that does not fit fails container creation with topologyd's reason; nothing of it
 // is created or held.
 TEST_P(FrontEndE2ETest, APodThatDoesNotFitIsRefusedWithTopologydsReason) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("first", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("first", {Guaranteed("app", "1", "64Mi")})));
   std::string first;
   ASSERT_GRPC_OK(kubelet_->RunContainer("first", "app", 0, &first));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("first", "app", first, "1"));
 
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("second", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("second", {Guaranteed("app", "1", "64Mi")})));
   std::string second;
   grpc::Status status = kubelet_->CreateContainer("second", "app", 0, &second);
   EXPECT_FALSE(status.ok());
@@ -145,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(Both, FrontEndAnnotationTest,
 // places them and as the daemon decides the same Pod: the app container reuses the init
 // container's exclusive CPU, the sidecar (not a whole CPU) runs on the shared pool.
 TEST_P(FrontEndAnnotationTest, InitContainerSidecarAndAppFromTheAnnotation) {
-  pod::Pod pod = OnePod("a", {Guaranteed("app", "1", "64Mi")});
+  pod::Pod pod = Pod("a", {Guaranteed("app", "1", "64Mi")});
   pod.init_containers = {Guaranteed("setup", "1", "64Mi"), Guaranteed("proxy", "100m", "32Mi")};
   pod.init_containers[1].restart_always = true;
   pod.annotations["topologyd.io/resources"] = R"({
@@ -220,8 +220,8 @@ INSTANTIATE_TEST_SUITE_P(Both, FrontEndIgnoreTest,
 
 // 5.
 TEST_P(FrontEndIgnoreTest, AContainerCreatedWhileTopologydWasDownIsAdoptedWhenItIsBack) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("late", {Burstable("app", "100m")})));
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("late", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("g", {Guaranteed("app", "1", "64Mi")})));
   ASSERT_NO_FATAL_FAILURE(StopTopologyd());
   std::string late;
   ASSERT_GRPC_OK(kubelet_->RunContainer("late", "app", 0, &late));

@@ -40,11 +40,11 @@ class NriE2ETest : public ::testing::Test, public FrontEndStack {
 // creates it unchanged) is adopted and pinned, a pod removed meanwhile is released, and
 // nothing is lost or held twice.
 TEST_F(NriE2ETest, APluginRestartResynchronisesWithNothingLostOrHeldTwice) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("k", {Guaranteed("app", "1", "64Mi")})));
   std::string pinned;
   ASSERT_GRPC_OK(kubelet_->RunContainer("k", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k", "app", pinned, "1"));
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("gone", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("gone", {Burstable("app", "100m")})));
   std::string gone;
   ASSERT_GRPC_OK(kubelet_->RunContainer("gone", "app", 0, &gone));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("gone", "app", gone, "0"));
@@ -52,7 +52,7 @@ TEST_F(NriE2ETest, APluginRestartResynchronisesWithNothingLostOrHeldTwice) {
   StopFrontEnd(SIGKILL);
   ASSERT_GRPC_OK(kubelet_->StopPod("gone"));
   ASSERT_GRPC_OK(kubelet_->RemovePod("gone"));
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("late", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("late", {Burstable("app", "100m")})));
   std::string late;
   ASSERT_GRPC_OK(kubelet_->RunContainer("late", "app", 0, &late));
   EXPECT_EQ(StoredCpus(late), "") << "created without the plugin";
@@ -70,7 +70,7 @@ TEST_F(NriE2ETest, APluginRestartResynchronisesWithNothingLostOrHeldTwice) {
 // containerd restarted under running containers: the plugin registers again, the runtime
 // synchronises it, every container keeps its CPUs and new pods are placed as before.
 TEST_F(NriE2ETest, AContainerdRestartResynchronisesWithNothingLostOrHeldTwice) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("k", {Guaranteed("app", "1", "64Mi")})));
   std::string pinned;
   ASSERT_GRPC_OK(kubelet_->RunContainer("k", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k", "app", pinned, "1"));
@@ -80,7 +80,7 @@ TEST_F(NriE2ETest, AContainerdRestartResynchronisesWithNothingLostOrHeldTwice) {
   ASSERT_TRUE(restarted.ok()) << restarted;
   EXPECT_TRUE(PollUntil([&] { return stack_->NriRegistrations() == 2; })) << stack_->Logs();
 
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("s", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("s", {Burstable("app", "100m")})));
   std::string shared;
   ASSERT_GRPC_OK(kubelet_->RunContainer("s", "app", 0, &shared));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("s", "app", shared, "0"));

@@ -47,12 +47,6 @@ namespace cri = runtime::v1;
 namespace v1 = ::topologyd::v1;
 using std::chrono::seconds;
 
-pod::Quantity Q(const char* text) { return *pod::Quantity::Parse(text); }
-
-pod::Container BurstableWithLimit(const char* name, const char* request, const char* limit) {
-  return {name, false, {{"cpu", Q(request)}}, {{"cpu", Q(limit)}}};
-}
-
 class ShimE2ETest : public ::testing::Test, public FrontEndStack {
  protected:
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(StartNode(FrontEnd::kRelay)); }
@@ -79,7 +73,7 @@ class ShimE2EAnnotationTest : public ShimE2ETest {
 // Admitted at RunPodSandbox, a pod with an exclusive container has its pod cgroup's quota
 // lifted and its sandbox's resources forwarded without one before anything runs.
 TEST_F(ShimE2EAnnotationTest, ASandboxWithAnExclusiveContainerRunsWithoutACfsQuota) {
-  pod::Pod pod = OnePod("s", {Guaranteed("app", "1", "64Mi")});
+  pod::Pod pod = Pod("s", {Guaranteed("app", "1", "64Mi")});
   pod.annotations["topologyd.io/resources"] =
       R"({"containers": [{"name": "app", "resources": {"limits": {"cpu": "1", "memory": "64Mi"}}}]})";
   ASSERT_GRPC_OK(kubelet_->RunPod(pod));
@@ -104,12 +98,12 @@ TEST_F(ShimE2EAnnotationTest, ASandboxWithAnExclusiveContainerRunsWithoutACfsQuo
 // A Guaranteed container with a fraction of a CPU is not exclusive (kubelet's static policy):
 // it runs on the shared pool and follows it when an exclusive container takes a CPU.
 TEST_F(ShimE2ETest, AFractionalGuaranteedContainerRunsOnTheSharedPool) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("f", {Guaranteed("app", "500m", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("f", {Guaranteed("app", "500m", "64Mi")})));
   std::string fractional;
   ASSERT_GRPC_OK(kubelet_->RunContainer("f", "app", 0, &fractional));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("f", "app", fractional, "0-1"));
   EXPECT_FALSE(Allocation("f", "app")->exclusive());
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("g", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("g", {Guaranteed("app", "1", "64Mi")})));
   std::string pinned;
   ASSERT_GRPC_OK(kubelet_->RunContainer("g", "app", 0, &pinned));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("g", "app", pinned, "1"));
@@ -119,7 +113,7 @@ TEST_F(ShimE2ETest, AFractionalGuaranteedContainerRunsOnTheSharedPool) {
 // kubelet's static policy (DisableCPUQuotaWithExclusiveCPUs, on by default) runs a container
 // with exclusive CPUs, and its pod cgroup, without a CFS quota; the shared pool keeps kubelet's.
 TEST_F(ShimE2ETest, AnExclusiveContainerAndItsPodCgroupRunWithoutACfsQuota) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("q", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("q", {Guaranteed("app", "1", "64Mi")})));
   // kubelet, its managers off, created the pod cgroup with the quota of the pod's limit.
   ASSERT_EQ(PodQuota("q"), "100000");
   std::string pinned;
@@ -129,14 +123,12 @@ TEST_F(ShimE2ETest, AnExclusiveContainerAndItsPodCgroupRunWithoutACfsQuota) {
   EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
 
   std::string burstable;
-  ASSERT_NO_FATAL_FAILURE(
-      RunApp(OnePod("b", {BurstableWithLimit("app", "100m", "500m")}), "0", &burstable));
+  ASSERT_NO_FATAL_FAILURE(RunApp(Pod("b", {Burstable("app", "100m", "500m")}), "0", &burstable));
   EXPECT_FALSE(Allocation("b", "app")->cpu_quota_unlimited());
   EXPECT_EQ(Quotas(burstable), "container=50000 pod=50000 stored=50000");
 
   std::string fractional;
-  ASSERT_NO_FATAL_FAILURE(
-      RunApp(OnePod("f", {Guaranteed("app", "500m", "64Mi")}), "0", &fractional));
+  ASSERT_NO_FATAL_FAILURE(RunApp(Pod("f", {Guaranteed("app", "500m", "64Mi")}), "0", &fractional));
   EXPECT_EQ(Quotas(fractional), "container=50000 pod=50000 stored=50000");
   // The exclusive one is left as it was.
   EXPECT_EQ(Quotas(pinned), "container=-1 pod=-1 stored=-1");
@@ -152,7 +144,7 @@ class ShimE2EQuotaGateOffTest : public ShimE2ETest {
 
 TEST_F(ShimE2EQuotaGateOffTest, AnExclusiveContainerKeepsKubeletsQuota) {
   std::string pinned;
-  ASSERT_NO_FATAL_FAILURE(RunApp(OnePod("q", {Guaranteed("app", "1", "64Mi")}), "1", &pinned));
+  ASSERT_NO_FATAL_FAILURE(RunApp(Pod("q", {Guaranteed("app", "1", "64Mi")}), "1", &pinned));
   EXPECT_TRUE(Allocation("q", "app")->exclusive());
   EXPECT_FALSE(Allocation("q", "app")->cpu_quota_unlimited());
   EXPECT_EQ(Quotas(pinned), "container=100000 pod=100000 stored=100000");
@@ -167,7 +159,7 @@ class ShimE2EPodScopeTest : public ShimE2ETest {
 
 TEST_F(ShimE2EPodScopeTest, TwoContainersOfAPodAreAdmittedTogether) {
   ASSERT_GRPC_OK(kubelet_->RunPod(
-      OnePod("two", {Guaranteed("big", "1", "64Mi"), Guaranteed("small", "500m", "32Mi")})));
+      Pod("two", {Guaranteed("big", "1", "64Mi"), Guaranteed("small", "500m", "32Mi")})));
   std::string big;
   ASSERT_GRPC_OK(kubelet_->RunContainer("two", "big", 0, &big));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("two", "big", big, "1"));
@@ -184,7 +176,7 @@ TEST_F(ShimE2EPodScopeTest, TwoContainersOfAPodAreAdmittedTogether) {
 // 5. While topologyd is down a Guaranteed container is not created (never unpinned); once it
 // is back, kubelet's retry succeeds and the CPU is held once.
 TEST_F(ShimE2ETest, AContainerWaitsForTopologydAndItsRetrySucceeds) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("down", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("down", {Guaranteed("app", "1", "64Mi")})));
   ASSERT_NO_FATAL_FAILURE(StopTopologyd());
   std::string id;
   grpc::Status status = kubelet_->CreateContainer("down", "app", 0, &id);
@@ -208,7 +200,7 @@ TEST_F(ShimE2ETest, AContainerWaitsForTopologydAndItsRetrySucceeds) {
 // only once the decision is on disk: when it cannot be written, the container is removed and
 // kubelet's retry, once the disk is back, creates it on the same CPUs.
 TEST_F(ShimE2ETest, AContainerWhosePlacementCannotBeWrittenIsRemovedAndItsRetrySucceeds) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("disk", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("disk", {Guaranteed("app", "1", "64Mi")})));
   const std::string state_dir = dir_.File("state");
   ImmutableDirectory immutable(state_dir);
   if (!immutable.skip_reason().empty()) GTEST_SKIP() << immutable.skip_reason();
@@ -231,7 +223,7 @@ TEST_F(ShimE2ETest, AContainerWhosePlacementCannotBeWrittenIsRemovedAndItsRetryS
 // 6. The shim killed between CreateContainer and StartContainer, and again after the start:
 // the restarted shim binds the container; nothing is lost or held twice.
 TEST_F(ShimE2ETest, AKilledShimLosesNothing) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k", {Guaranteed("app", "1", "64Mi")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("k", {Guaranteed("app", "1", "64Mi")})));
   std::string id;
   ASSERT_GRPC_OK(kubelet_->CreateContainer("k", "app", 0, &id));
   stack_->StopShim(SIGKILL);
@@ -241,7 +233,7 @@ TEST_F(ShimE2ETest, AKilledShimLosesNothing) {
 
   stack_->StopShim(SIGKILL);
   ASSERT_NO_FATAL_FAILURE(StartShim());
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("k2", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("k2", {Burstable("app", "100m")})));
   std::string shared;
   ASSERT_GRPC_OK(kubelet_->RunContainer("k2", "app", 0, &shared));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("k2", "app", shared, "0"));
@@ -255,7 +247,7 @@ TEST_F(ShimE2ETest, AKilledShimLosesNothing) {
 // 7. Calls the shim does not intercept are relayed as bytes: the same request gives the same
 // serialized response through the shim as from containerd directly.
 TEST_F(ShimE2ETest, NonInterceptedCallsAreByteIdentical) {
-  ASSERT_GRPC_OK(kubelet_->RunPod(OnePod("p", {Burstable("app", "100m")})));
+  ASSERT_GRPC_OK(kubelet_->RunPod(Pod("p", {Burstable("app", "100m")})));
   std::string id;
   ASSERT_GRPC_OK(kubelet_->RunContainer("p", "app", 0, &id));
   ASSERT_NO_FATAL_FAILURE(ExpectOnAllocation("p", "app", id, "0-1"));

@@ -18,8 +18,13 @@
 #include "lib/pod/pod.h"
 #include "lib/topology/topology.h"
 #include "lib/topology/topology_builder.h"
+#include "tests/support/pod_builder.h"
 
 namespace topologyd::admission::testing {
+
+using ::topologyd::testing::BestEffort;
+using ::topologyd::testing::Ctr;
+using ::topologyd::testing::Pod;
 
 inline constexpr uint64_t kMi = uint64_t{1} << 20;
 inline constexpr uint64_t kGi = uint64_t{1} << 30;
@@ -142,35 +147,6 @@ inline NodePolicy Node(const config::Config& config, const topology::Topology& t
   absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, topology);
   EXPECT_TRUE(node.ok()) << node.status();
   return node.ok() ? *std::move(node) : NodePolicy{};
-}
-
-// A container with requests == limits for every given resource (Guaranteed when cpu and
-// memory are both given), e.g. Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}}).
-inline pod::Container Ctr(std::string name, std::map<std::string, std::string> resources,
-                          bool sidecar = false) {
-  pod::Container c;
-  c.name = std::move(name);
-  c.restart_always = sidecar;
-  for (const auto& [resource, text] : resources) {
-    absl::StatusOr<pod::Quantity> q = pod::Quantity::Parse(text);
-    EXPECT_TRUE(q.ok()) << text;
-    c.requests[resource] = *q;
-    c.limits[resource] = *q;
-  }
-  return c;
-}
-
-inline pod::Pod Pod(std::string uid, std::vector<pod::Container> apps,
-                    std::vector<pod::Container> init = {},
-                    std::map<std::string, std::string> annotations = {}) {
-  pod::Pod p;
-  p.uid = uid;
-  p.namespace_name = "default";
-  p.name = "pod-" + uid;
-  p.annotations = std::move(annotations);
-  p.containers = std::move(apps);
-  p.init_containers = std::move(init);
-  return p;
 }
 
 inline AdmissionResult MustAdmit(const NodePolicy& node, const AllocationState& state,

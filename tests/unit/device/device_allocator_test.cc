@@ -49,7 +49,7 @@ TEST(DeviceAllocatorTest, KubeletTopologyAlignedAllocation) {
   };
   for (const Case& c : cases) {
     const DeviceInventory inv = Inventory(4, {Pool("resource", c.devices)});
-    const pod::Pod pod = MakePod("podUID", {Ctr("containerName", {{"resource", c.request}})});
+    const pod::Pod pod = Pod("podUID", {Ctr("containerName", {{"resource", c.request}})});
     auto next = Allocate(inv, {}, pod, "containerName", H(c.hint, true));
     ASSERT_TRUE(next.ok()) << c.description << ": " << next.status();
     const auto ids = ContainerDeviceIds(*next, "podUID", "containerName", "resource");
@@ -61,14 +61,14 @@ TEST(DeviceAllocatorTest, KubeletTopologyAlignedAllocation) {
 TEST(DeviceAllocatorTest, NilAffinityTakesPoolOrder) {
   const DeviceInventory inv =
       Inventory(2, {Pool("a.com/x", {Dev("b", {1}), Dev("a", {1}), Dev("c", {0})})});
-  const pod::Pod pod = MakePod("p", {Ctr("c", {{"a.com/x", 2}})});
+  const pod::Pod pod = Pod("p", {Ctr("c", {{"a.com/x", 2}})});
   auto next = Allocate(inv, {}, pod, "c", hints::TopologyHint{});
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(ContainerDeviceIds(*next, "p", "c", "a.com/x"), (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(DeviceAllocatorTest, KubeletErrors) {
-  const pod::Pod pod = MakePod("p", {Ctr("c", {{"a.com/x", 3}})});
+  const pod::Pod pod = Pod("p", {Ctr("c", {{"a.com/x", 3}})});
   {
     // Step 2: a registered resource without healthy devices.
     const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {})});
@@ -97,7 +97,7 @@ TEST(DeviceAllocatorTest, KubeletErrors) {
   }
   {
     // Steps 1/2: already allocated -> unchanged; held device gone from the pool -> error.
-    const pod::Pod one = MakePod("p", {Ctr("c", {{"a.com/x", 1}})});
+    const pod::Pod one = Pod("p", {Ctr("c", {{"a.com/x", 1}})});
     DeviceState s;
     s.pods["p"]["c"]["a.com/x"] = {"d1"};
     auto r = Allocate(inv, s, one, "c", H({0}, true));
@@ -113,8 +113,7 @@ TEST(DeviceAllocatorTest, AppContainerReusesInitContainerDevices) {
   // Step 3: reusable devices are taken first, even outside the affinity.
   const DeviceInventory inv =
       Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1}), Dev("d2", {1})})});
-  const pod::Pod pod =
-      MakePod("p", {Ctr("app", {{"a.com/x", 2}})}, {Ctr("init", {{"a.com/x", 1}})});
+  const pod::Pod pod = Pod("p", {Ctr("app", {{"a.com/x", 2}})}, {Ctr("init", {{"a.com/x", 1}})});
   auto s1 = Allocate(inv, {}, pod, "init", H({0}, true));
   ASSERT_TRUE(s1.ok());
   EXPECT_EQ(ContainerDeviceIds(*s1, "p", "init", "a.com/x"), std::vector<std::string>{"d0"});
@@ -130,7 +129,7 @@ TEST(DeviceAllocatorTest, AppContainerReusesInitContainerDevices) {
 TEST(DeviceAllocatorTest, AllOrNothingAcrossResources) {
   const DeviceInventory inv =
       Inventory(1, {Pool("a.com/x", {Dev("x0", {0})}), Pool("b.com/y", {Dev("y0", {0})})});
-  const pod::Pod pod = MakePod("p", {Ctr("c", {{"a.com/x", 1}, {"b.com/y", 2}})});
+  const pod::Pod pod = Pod("p", {Ctr("c", {{"a.com/x", 1}, {"b.com/y", 2}})});
   auto r = Allocate(inv, {}, pod, "c", H({0}, true));
   EXPECT_FALSE(r.ok());
 }

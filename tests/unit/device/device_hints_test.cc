@@ -31,7 +31,7 @@ std::vector<TopologyHint> ContainerHints(const DeviceInventory& inv, const Devic
 struct KubeletCase {
   const char* description;
   std::vector<DevicePool> pools;
-  std::vector<std::pair<std::string, int>> limits;
+  Counts limits;
   DeviceState allocated;
   std::map<std::string, std::optional<std::vector<TopologyHint>>> want;
 };
@@ -112,7 +112,7 @@ TEST(DeviceHintsTest, KubeletCommonCases) {
     if (!c.allocated.pods.empty() && c.allocated.pods["fakePod"].contains("fakeOtherContainer")) {
       containers.push_back(Ctr("fakeOtherContainer", {{"testdevice", 2}}));
     }
-    const pod::Pod pod = MakePod("fakePod", containers);
+    const pod::Pod pod = Pod("fakePod", containers);
     for (const auto& [resource, want] : c.want) {
       bool is_nil = false;
       const auto got = ContainerHints(inv, c.allocated, pod, resource, &is_nil);
@@ -132,8 +132,8 @@ TEST(DeviceHintsTest, KubeletPodScopeCases) {
   const auto both = std::vector{H({0}, true), H({1}, true), H({0, 1}, false)};
   {
     const pod::Pod pod =
-        MakePod("fakePod", {Ctr("c1", {{"testdevice1", 2}}), Ctr("c2", {{"testdevice2", 2}}),
-                            Ctr("c3", {{"notRegistered", 2}})});
+        Pod("fakePod", {Ctr("c1", {{"testdevice1", 2}}), Ctr("c2", {{"testdevice2", 2}}),
+                        Ctr("c3", {{"notRegistered", 2}})});
     auto h = GetPodTopologyHints(inv, {}, pod);
     ASSERT_TRUE(h.ok());
     ASSERT_EQ((*h)->size(), 2U);
@@ -142,7 +142,7 @@ TEST(DeviceHintsTest, KubeletPodScopeCases) {
   }
   {
     // init containers {1,1} and {1,2}, apps {1,1} and {1,1}: effective 2 and 2.
-    const pod::Pod pod = MakePod(
+    const pod::Pod pod = Pod(
         "fakePod",
         {Ctr("c1", {{"testdevice1", 1}, {"testdevice2", 1}}),
          Ctr("c2", {{"testdevice1", 1}, {"testdevice2", 1}}), Ctr("c3", {{"notRegistered", 1}})},
@@ -158,19 +158,20 @@ TEST(DeviceHintsTest, KubeletPodScopeCases) {
 TEST(DeviceHintsTest, NoDeviceResourceGivesEmptyMap) {
   // A container without configured device resources: an empty map ("no preference at all").
   const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {Dev("d", {0})})});
-  auto h = GetContainerTopologyHints(inv, {}, MakePod("p", {Ctr("c", {{"cpu", 1}})}), "c");
+  auto h = GetContainerTopologyHints(inv, {}, Pod("p", {Ctr("c", {{"cpu", 1}})}), "c");
   ASSERT_TRUE(h.ok());
   ASSERT_TRUE(h->has_value());
   EXPECT_TRUE((*h)->empty());
-  EXPECT_EQ(GetContainerTopologyHints(inv, {}, MakePod("p", {Ctr("c", {})}), "zz").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(
+      GetContainerTopologyHints(inv, {}, Pod("p", {BestEffort("c")}), "zz").status().code(),
+      absl::StatusCode::kNotFound);
 }
 
 TEST(DeviceHintsTest, MultiNodeDeviceCountsForEachNode) {
   // A device on {0,1} satisfies masks {0} and {1}; both single-node hints are
   // preferred.
   const DeviceInventory inv = Inventory(4, {Pool("a.com/x", {Dev("gpu", {0, 1})})});
-  const pod::Pod pod = MakePod("p", {Ctr("c", {{"a.com/x", 1}})});
+  const pod::Pod pod = Pod("p", {Ctr("c", {{"a.com/x", 1}})});
   auto h = GetContainerTopologyHints(inv, {}, pod, "c");
   ASSERT_TRUE(h.ok());
   const hints::ResourceHints& rh = *(*h)->at("a.com/x");
@@ -184,8 +185,7 @@ TEST(DeviceHintsTest, ReusableInitContainerDevicesMustTouchTheMask) {
   // without node 1 are skipped, the reusable device counts.
   const DeviceInventory inv =
       Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1}), Dev("d2", {0})})});
-  const pod::Pod pod =
-      MakePod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}})});
+  const pod::Pod pod = Pod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}})});
   DeviceState state;
   state.pods["p"]["init"]["a.com/x"] = {"d1"};
   EXPECT_EQ(ReusableDevices(state, pod, pod.containers[0], "a.com/x"),
@@ -195,14 +195,13 @@ TEST(DeviceHintsTest, ReusableInitContainerDevicesMustTouchTheMask) {
   EXPECT_EQ(Expand(*(*h)->at("a.com/x")), (std::vector{H({1}, true), H({0, 1}, false)}));
 
   // Once an app container took it, it is no longer reusable by another one.
-  const pod::Pod two_apps =
-      MakePod("p", {Ctr("app", {{"a.com/x", 1}}), Ctr("app2", {{"a.com/x", 1}})},
-              {Ctr("init", {{"a.com/x", 1}})});
+  const pod::Pod two_apps = Pod("p", {Ctr("app", {{"a.com/x", 1}}), Ctr("app2", {{"a.com/x", 1}})},
+                                {Ctr("init", {{"a.com/x", 1}})});
   state.pods["p"]["app"]["a.com/x"] = {"d1"};
   EXPECT_TRUE(ReusableDevices(state, two_apps, two_apps.containers[1], "a.com/x").empty());
   // A sidecar's devices are never reusable.
   const pod::Pod with_sidecar =
-      MakePod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}}, true)});
+      Pod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}}, true)});
   DeviceState s2;
   s2.pods["p"]["init"]["a.com/x"] = {"d1"};
   EXPECT_TRUE(ReusableDevices(s2, with_sidecar, with_sidecar.containers[0], "a.com/x").empty());
@@ -213,9 +212,9 @@ TEST(DeviceHintsTest, ContainersThatRunTogetherNeverShareAReusableDevice) {
   // i1 took it over (they never run together). When "side" is released and the pod admitted
   // again, the replayed reuse would offer it d0 while i1 holds it, but a sidecar runs with
   // every later container: d0 is not reusable by it.
-  const pod::Pod pod = MakePod("p", {Ctr("app", {{"a.com/x", 1}})},
-                               {Ctr("i0", {{"a.com/x", 1}}), Ctr("side", {{"a.com/x", 1}}, true),
-                                Ctr("i1", {{"a.com/x", 1}})});
+  const pod::Pod pod = Pod("p", {Ctr("app", {{"a.com/x", 1}})},
+                           {Ctr("i0", {{"a.com/x", 1}}), Ctr("side", {{"a.com/x", 1}}, true),
+                            Ctr("i1", {{"a.com/x", 1}})});
   DeviceState state;
   state.pods["p"]["i0"]["a.com/x"] = {"d0"};
   state.pods["p"]["i1"]["a.com/x"] = {"d0"};
@@ -226,9 +225,8 @@ TEST(DeviceHintsTest, ContainersThatRunTogetherNeverShareAReusableDevice) {
             (std::set<std::string>{"d0"}));
   // An app container whose kept sibling app holds the init container's device does not get it.
   state.pods["p"]["app2"]["a.com/x"] = {"d0"};
-  const pod::Pod two_apps =
-      MakePod("p", {Ctr("app", {{"a.com/x", 1}}), Ctr("app2", {{"a.com/x", 1}})},
-              {Ctr("i0", {{"a.com/x", 1}})});
+  const pod::Pod two_apps = Pod("p", {Ctr("app", {{"a.com/x", 1}}), Ctr("app2", {{"a.com/x", 1}})},
+                                {Ctr("i0", {{"a.com/x", 1}})});
   EXPECT_TRUE(ReusableDevices(state, two_apps, two_apps.containers[0], "a.com/x").empty());
 }
 
@@ -237,8 +235,7 @@ TEST(DeviceHintsTest, ReusableDevicesCountTowardsTheRequestWhenNothingIsFree) {
   // in use (d0 by another pod, d1 by this pod's init container), yet the app container can
   // have d1.
   const DeviceInventory inv = Inventory(2, {Pool("a.com/x", {Dev("d0", {0}), Dev("d1", {1})})});
-  const pod::Pod pod =
-      MakePod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}})});
+  const pod::Pod pod = Pod("p", {Ctr("app", {{"a.com/x", 1}})}, {Ctr("init", {{"a.com/x", 1}})});
   DeviceState state;
   state.pods["other"]["c"]["a.com/x"] = {"d0"};
   state.pods["p"]["init"]["a.com/x"] = {"d1"};

@@ -67,7 +67,7 @@ void RunStream(const DeviceInventory& inv, uint32_t seed, int steps) {
   for (int step = 0; step < steps; ++step) {
     if (pods.empty() || rng() % 10 < 6) {
       auto ctr = [&](std::string name, bool sidecar) {
-        std::vector<std::pair<std::string, int>> limits;
+        Counts limits;
         for (const std::string& r : resources) {
           if (rng() % 2 == 0) limits.push_back({r, static_cast<int>(rng() % 4)});
         }
@@ -77,7 +77,7 @@ void RunStream(const DeviceInventory& inv, uint32_t seed, int steps) {
       if (rng() % 3 == 0) init.push_back(ctr("init", rng() % 2 == 0));
       std::vector<pod::Container> apps = {ctr("a0", false)};
       if (rng() % 2 == 0) apps.push_back(ctr("a1", false));
-      const pod::Pod pod = MakePod("pod" + std::to_string(next_uid++), apps, init);
+      const pod::Pod pod = Pod("pod" + std::to_string(next_uid++), apps, init);
       DeviceState trial = state;
       bool ok = true;
       std::vector<std::string> order;

@@ -7,8 +7,14 @@
 #include "lib/device/device_pool.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
+#include "tests/support/pod_builder.h"
 
 namespace topologyd::device::testing {
+
+using ::topologyd::testing::Counts;
+using ::topologyd::testing::BestEffort;
+using ::topologyd::testing::Ctr;
+using ::topologyd::testing::Pod;
 
 // A device on the given NUMA positions (== OS ids in these tests); none = no topology.
 inline Device Dev(std::string id, std::vector<int> numa = {}) {
@@ -34,29 +40,6 @@ inline DevicePool Pool(std::string resource, std::vector<Device> devices) {
   DevicePool p;
   p.resource_name = std::move(resource);
   p.devices = std::move(devices);
-  return p;
-}
-
-inline pod::Container Ctr(std::string name, std::vector<std::pair<std::string, int>> limits,
-                          bool restart_always = false) {
-  pod::Container c;
-  c.name = std::move(name);
-  c.restart_always = restart_always;
-  for (auto& [r, n] : limits) {
-    c.limits[r] = pod::Quantity::FromInt(n);
-    c.requests[r] = pod::Quantity::FromInt(n);
-  }
-  return c;
-}
-
-inline pod::Pod MakePod(std::string uid, std::vector<pod::Container> containers,
-                        std::vector<pod::Container> init = {}) {
-  pod::Pod p;
-  p.uid = std::move(uid);
-  p.name = p.uid;
-  p.namespace_name = "default";
-  p.containers = std::move(containers);
-  p.init_containers = std::move(init);
   return p;
 }
 

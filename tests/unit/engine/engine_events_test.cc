@@ -18,6 +18,7 @@
 #include "lib/engine/engine.h"
 #include "lib/state/file_system.h"
 #include "lib/topology/hwloc_source.h"
+#include "tests/support/pod_builder.h"
 #include "tests/support/temp_dir.h"
 
 namespace topologyd::engine {
@@ -85,17 +86,7 @@ void WriteText(const std::string& path, const std::string& text) {
 }
 
 pod::Pod GuaranteedPod(const std::string& uid, const std::string& cpu) {
-  pod::Pod p;
-  p.uid = uid;
-  p.namespace_name = "default";
-  p.name = uid;
-  pod::Container c;
-  c.name = "app";
-  c.requests["cpu"] = *pod::Quantity::Parse(cpu);
-  c.requests["memory"] = *pod::Quantity::Parse("1Gi");
-  c.limits = c.requests;
-  p.containers.push_back(c);
-  return p;
+  return testing::Pod(uid, {testing::Ctr("app", {{"cpu", cpu}, {"memory", "1Gi"}})});
 }
 
 class EngineEventsTest : public ::testing::Test {

@@ -35,22 +35,21 @@ hints::ProviderHints Hints(const MemoryState& s, const pod::Pod& pod) {
 }
 
 TEST(MemoryHintsTest, KubeletNonGuaranteedPodGetsNoHints) {
-  EXPECT_EQ(Hints(FourNodes(1), MakePod("pod1", {Ctr("container1", kGb, kGb, false)})),
-            std::nullopt);
+  EXPECT_EQ(Hints(FourNodes(1), Pod("pod1", {Ctr("container1", kGb, kGb, false)})), std::nullopt);
 }
 
 TEST(MemoryHintsTest, KubeletHintsFromExistingAssignment) {
   MemoryState s = FourNodes(1);
   s.assignments["pod1"]["container1"] = {Block{{0}, "hugepages-1Gi", kGb},
                                          Block{{0}, "memory", kGb}};
-  const auto h = Hints(s, MakePod("pod1", {Ctr("container1", kGb, kGb)}));
+  const auto h = Hints(s, Pod("pod1", {Ctr("container1", kGb, kGb)}));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->at("memory"), List({H({0}, true)}));
   EXPECT_EQ(h->at("hugepages-1Gi"), List({H({0}, true)}));
 }
 
 TEST(MemoryHintsTest, KubeletExistingAssignmentMismatchGivesNil) {
-  const pod::Pod pod = MakePod("pod1", {Ctr("container1", kGb, kGb)});
+  const pod::Pod pod = Pod("pod1", {Ctr("container1", kGb, kGb)});
   MemoryState s = FourNodes(1);
   // "number of existing memory assignment resources are different"
   s.assignments["pod1"]["container1"] = {Block{{0}, "memory", kGb}};
@@ -85,7 +84,7 @@ TEST(MemoryHintsTest, KubeletGroupedNodesAreSkipped) {
   }
   s.assignments["pod1"]["container1"] = {Block{{0, 1}, "memory", 2 * kGb},
                                          Block{{0, 1}, "hugepages-1Gi", 2 * kGb}};
-  const auto h = Hints(s, MakePod("pod2", {Ctr("container2", kGb, kGb)}));
+  const auto h = Hints(s, Pod("pod2", {Ctr("container2", kGb, kGb)}));
   ASSERT_TRUE(h.has_value());
   const auto want = List({H({2}, true), H({3}, true), H({2, 3}, false)});
   EXPECT_EQ(h->at("memory"), want);
@@ -110,7 +109,7 @@ TEST(MemoryHintsTest, KubeletPreferredMeansEmptyMachineWidth) {
                                          Block{{0, 1}, "hugepages-2Mi", 24 * kMb}};
   pod::Container c = Ctr("container2", kGb, 0);
   c.limits["hugepages-2Mi"] = c.requests["hugepages-2Mi"] = pod::Quantity::FromInt(16 * kMb);
-  const auto h = Hints(s, MakePod("pod2", {c}));
+  const auto h = Hints(s, Pod("pod2", {c}));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->at("memory"), List({H({0, 1}, false)}));
   EXPECT_EQ(h->at("hugepages-2Mi"), List({H({0, 1}, false)}));
@@ -120,7 +119,7 @@ TEST(MemoryHintsTest, NothingFitsGivesEmptyLists) {
   // No fit: every requested type maps to an empty list ("cannot be satisfied").
   pod::Container c = Ctr("c", 64 * kGb, 0);
   c.limits["hugepages-2Mi"] = c.requests["hugepages-2Mi"] = pod::Quantity::FromInt(4 * kMb);
-  const auto h = Hints(FourNodes(2), MakePod("p", {c}));
+  const auto h = Hints(FourNodes(2), Pod("p", {c}));
   ASSERT_TRUE(h.has_value());
   ASSERT_EQ(h->size(), 2u);
   for (const char* type : {"memory", "hugepages-2Mi"}) {
@@ -135,8 +134,8 @@ TEST(MemoryHintsTest, NothingFitsGivesEmptyLists) {
 // nodes, on the group, and on thousands of wider masks; the group keeps the list explicit.
 TEST(MemoryHintsTest, ExplicitListsBeyondTheDenseMergeKeepTheNarrowestMasks) {
   const MemoryState s0 = FourNodes(24);
-  const MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", kGb, 0)}), "c", H({0, 1}, true));
-  const auto h = Hints(s, MakePod("p", {Ctr("c", 2 * kGb, 0)}));
+  const MemoryState s = *Allocate(s0, Pod("x", {Ctr("c", kGb, 0)}), "c", H({0, 1}, true));
+  const auto h = Hints(s, Pod("p", {Ctr("c", 2 * kGb, 0)}));
   ASSERT_TRUE(h.has_value());
   const hints::HintList& list = h->at("memory");
   ASSERT_TRUE(list.has_value());
@@ -159,7 +158,7 @@ TEST(MemoryHintsTest, ExplicitListsBeyondTheDenseMergeKeepTheNarrowestMasks) {
 TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
   // Hint steps 1 and 4: 2Gi does not fit one node's 1.5Gi allocatable; every 2-node mask is
   // preferred, wider ones are not.
-  const auto h = Hints(FourNodes(3), MakePod("p", {Ctr("c", 2 * kGb, 0)}));
+  const auto h = Hints(FourNodes(3), Pod("p", {Ctr("c", 2 * kGb, 0)}));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->at("memory"),
             List({H({0, 1}, true), H({0, 2}, true), H({1, 2}, true), H({0, 1, 2}, false)}));
@@ -167,9 +166,8 @@ TEST(MemoryHintsTest, MultiNumaWhenOneNodeIsTooSmall) {
 
 TEST(MemoryHintsTest, PodScopeUsesEffectiveRequest) {
   // Pod scope: max(init, sum of apps + sidecars), for every type any container requests.
-  const pod::Pod pod =
-      MakePod("p", {Ctr("a1", 512 * kMb, 0), Ctr("a2", 512 * kMb, 0)},
-              {Ctr("i1", kGb + 512 * kMb, kGb), Ctr("s", 256 * kMb, 0, true, true)});
+  const pod::Pod pod = Pod("p", {Ctr("a1", 512 * kMb, 0), Ctr("a2", 512 * kMb, 0)},
+                           {Ctr("i1", kGb + 512 * kMb, kGb), Ctr("s", 256 * kMb, 0, true, true)});
   auto req = PodMemoryRequest(pod);
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(req->at("memory"), kGb + 512 * kMb);  // init 1.5Gi vs apps 1Gi + sidecar 256Mi
@@ -184,7 +182,7 @@ TEST(MemoryHintsTest, PodScopeUsesEffectiveRequest) {
 TEST(MemoryAllocateTest, SingleNodeAndCpusetMems) {
   // Allocation step 4: blocks per type, counts and groups updated, bytes taken lowest node first.
   const MemoryState s0 = FourNodes(2);
-  const pod::Pod pod = MakePod("p", {Ctr("c", kGb, kGb)});
+  const pod::Pod pod = Pod("p", {Ctr("c", kGb, kGb)});
   auto s1 = Allocate(s0, pod, "c", H({1}, true));
   ASSERT_TRUE(s1.ok()) << s1.status();
   const NumaNodeState& n1 = s1->machine_state.at(1);
@@ -204,14 +202,14 @@ TEST(MemoryAllocateTest, ExtendsANarrowMergedHint) {
   // Allocation step 2: the merged mask {0} cannot hold 2Gi; it is extended to the best hint
   // containing it, {0,1}, which is preferred; memory is taken from node 0 first.
   const MemoryState s0 = FourNodes(2);
-  auto s1 = Allocate(s0, MakePod("p", {Ctr("c", 2 * kGb, 0)}), "c", H({0}, false));
+  auto s1 = Allocate(s0, Pod("p", {Ctr("c", 2 * kGb, 0)}), "c", H({0}, false));
   ASSERT_TRUE(s1.ok()) << s1.status();
   EXPECT_EQ(MemoryNodes(*s1, "p", "c"), (std::vector<int>{0, 1}));
   EXPECT_EQ(s1->machine_state.at(0).memory_map.at("memory").free, 0U);
   EXPECT_EQ(s1->machine_state.at(1).memory_map.at("memory").free, kGb);
   EXPECT_EQ(s1->machine_state.at(0).cells, (std::vector<int>{0, 1}));
   // The group now refuses single-NUMA hints on its nodes...
-  auto h = Hints(*s1, MakePod("q", {Ctr("c", 256 * kMb, 0)}));
+  auto h = Hints(*s1, Pod("q", {Ctr("c", 256 * kMb, 0)}));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->at("memory"), List({H({0, 1}, false)}));
   // ...and releasing gives the nodes back their own group.
@@ -225,13 +223,13 @@ TEST(MemoryAllocateTest, SingleNodeHintOnGroupedNodeIsRefused) {
   // 1 would mix with the {0,1} group's cross-NUMA blocks: refused. (kubelet's Go code allocates and
   // overwrites node 1's group.)
   const MemoryState s0 = FourNodes(3);
-  MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", 2 * kGb, 0)}), "c", H({0, 1}, true));
-  auto r = Allocate(s, MakePod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({1}, true));
+  MemoryState s = *Allocate(s0, Pod("x", {Ctr("c", 2 * kGb, 0)}), "c", H({0, 1}, true));
+  auto r = Allocate(s, Pod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({1}, true));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(std::string(r.status().message()),
             "[memorymanager] preferred hint violates NUMA node allocation");
   // A node outside any group still takes single-NUMA blocks.
-  auto free_node = Allocate(s, MakePod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({2}, true));
+  auto free_node = Allocate(s, Pod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({2}, true));
   ASSERT_TRUE(free_node.ok()) << free_node.status();
   EXPECT_EQ(free_node->machine_state.at(2).cells, std::vector<int>{2});
 }
@@ -240,53 +238,53 @@ TEST(MemoryAllocateTest, KubeletErrorMessages) {
   const MemoryState s0 = FourNodes(2);
   {
     // Nothing fits and the merged hint is nil ("none" policy).
-    auto r = Allocate(s0, MakePod("p", {Ctr("c", 64 * kGb, 0)}), "c", hints::TopologyHint{});
+    auto r = Allocate(s0, Pod("p", {Ctr("c", 64 * kGb, 0)}), "c", hints::TopologyHint{});
     EXPECT_EQ(std::string(r.status().message()),
               "[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough "
               "memory is available");
   }
   {
-    auto r = Allocate(s0, MakePod("p", {Ctr("c", 64 * kGb, 0)}), "c", H({0}, true));
+    auto r = Allocate(s0, Pod("p", {Ctr("c", 64 * kGb, 0)}), "c", H({0}, true));
     EXPECT_EQ(std::string(r.status().message()),
               "[memorymanager] failed to find NUMA nodes to extend the current topology hint");
   }
   {
     // A nil merged hint marked preferred while the best own hint is not preferred: nodes 0 and
     // 1 form a group, so only {0,1} is possible although one node would fit when empty.
-    const MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", 2 * kGb, 0)}), "c", H({0, 1}, true));
+    const MemoryState s = *Allocate(s0, Pod("x", {Ctr("c", 2 * kGb, 0)}), "c", H({0, 1}, true));
     hints::TopologyHint nil_preferred;
     nil_preferred.preferred = true;
-    auto r = Allocate(s, MakePod("p", {Ctr("c", 512 * kMb, 0)}), "c", nil_preferred);
+    auto r = Allocate(s, Pod("p", {Ctr("c", 512 * kMb, 0)}), "c", nil_preferred);
     EXPECT_EQ(std::string(r.status().message()),
               "[memorymanager] failed to find the default preferred hint");
     // Without the preferred flag the same request joins the group.
-    auto ok = Allocate(s, MakePod("p", {Ctr("c", 512 * kMb, 0)}), "c", hints::TopologyHint{});
+    auto ok = Allocate(s, Pod("p", {Ctr("c", 512 * kMb, 0)}), "c", hints::TopologyHint{});
     ASSERT_TRUE(ok.ok()) << ok.status();
     EXPECT_EQ(MemoryNodes(*ok, "p", "c"), (std::vector<int>{0, 1}));
   }
   {
     // Group rule: node 0 holds a single-NUMA block, so {0,1} violates it.
-    MemoryState s = *Allocate(s0, MakePod("x", {Ctr("c", 256 * kMb, 0)}), "c", H({0}, true));
-    auto r = Allocate(s, MakePod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({0, 1}, false));
+    MemoryState s = *Allocate(s0, Pod("x", {Ctr("c", 256 * kMb, 0)}), "c", H({0}, true));
+    auto r = Allocate(s, Pod("p", {Ctr("c", 256 * kMb, 0)}), "c", H({0, 1}, false));
     EXPECT_EQ(std::string(r.status().message()),
               "[memorymanager] preferred hint violates NUMA node allocation");
     EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
   }
   {
     // Extension to a non-preferred mask under a preferred merged hint.
-    auto r = Allocate(s0, MakePod("p", {Ctr("c", 3 * kGb + 512 * kMb, 0)}), "c", H({0}, true));
+    auto r = Allocate(s0, Pod("p", {Ctr("c", 3 * kGb + 512 * kMb, 0)}), "c", H({0}, true));
     EXPECT_EQ(std::string(r.status().message()),
               "[memorymanager] failed to find NUMA nodes to extend the current topology hint");
   }
   {
-    pod::Pod p = MakePod("p", {Ctr("c", kGb, 0)});
+    pod::Pod p = Pod("p", {Ctr("c", kGb, 0)});
     p.containers[0].requests["memory"] = p.containers[0].limits["memory"] =
         *pod::Quantity::Parse("0.5");
     EXPECT_EQ(std::string(Allocate(s0, p, "c", H({0}, true)).status().message()),
               "[memorymanager] failed to represent quantity as int64");
   }
   // Non-Guaranteed pods are not touched.
-  EXPECT_EQ(*Allocate(s0, MakePod("b", {Ctr("c", kGb, 0, false)}), "c", H({0}, true)), s0);
+  EXPECT_EQ(*Allocate(s0, Pod("b", {Ctr("c", kGb, 0, false)}), "c", H({0}, true)), s0);
 }
 
 TEST(MemoryAllocateTest, KubeletRemoveCrossNumaContainer) {
@@ -326,8 +324,8 @@ TEST(MemoryAllocateTest, KubeletInitContainersMemoryIsReused) {
   n.memory_map["hugepages-1Gi"] = Table(10 * kGb, 0, 10 * kGb, 0, 10 * kGb);
   s.machine_state[0] = n;
   const pod::Pod pod =
-      MakePod("pod1", {Ctr("container1", 5 * kGb, 5 * kGb), Ctr("container2", 2 * kGb, 2 * kGb)},
-              {Ctr("initContainer1", 7 * kGb, 7 * kGb), Ctr("initContainer2", 4 * kGb, 4 * kGb)});
+      Pod("pod1", {Ctr("container1", 5 * kGb, 5 * kGb), Ctr("container2", 2 * kGb, 2 * kGb)},
+          {Ctr("initContainer1", 7 * kGb, 7 * kGb), Ctr("initContainer2", 4 * kGb, 4 * kGb)});
   hints::TopologyHint nil;  // kubelet's test passes an empty hint
   for (const char* name : {"initContainer1", "initContainer2", "container1", "container2"}) {
     auto next = Allocate(s, pod, name, nil);
@@ -355,7 +353,7 @@ TEST(MemoryHintsTest, BoundedOnManyNumaNodes) {
   topology::Topology t = Topo(64, 4 * kGb, 0);
   for (int i : {3, 17, 40, 63}) t.numa_nodes[static_cast<size_t>(i)].hugepages[0].count = 1;
   const MemoryState s = *NewMemoryState(t, {{0, {{"memory", kGb}}}});
-  const auto h = Hints(s, MakePod("p", {Ctr("c", kGb, kGb)}));
+  const auto h = Hints(s, Pod("p", {Ctr("c", kGb, kGb)}));
   ASSERT_TRUE(h.has_value());
   const auto& list = h->at("hugepages-1Gi");
   ASSERT_TRUE(list.has_value());

@@ -65,7 +65,7 @@ void RunStream(const topology::Topology& topo, const std::vector<ReservedMemory>
       };
       std::vector<pod::Container> init;
       if (rng() % 3 == 0) init.push_back(ctr("init", rng() % 3 == 0));
-      const pod::Pod pod = MakePod("pod" + std::to_string(next_uid++), {ctr("app", false)}, init);
+      const pod::Pod pod = Pod("pod" + std::to_string(next_uid++), {ctr("app", false)}, init);
       MemoryState trial = state;
       bool ok = true;
       std::vector<std::string> order;

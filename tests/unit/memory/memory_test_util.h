@@ -9,8 +9,13 @@
 #include "lib/memory/memory_state.h"
 #include "lib/pod/pod.h"
 #include "lib/topology/topology.h"
+#include "tests/support/pod_builder.h"
 
 namespace topologyd::memory::testing {
+
+using ::topologyd::testing::BestEffort;
+using ::topologyd::testing::Ctr;
+using ::topologyd::testing::Pod;
 
 inline constexpr uint64_t kMb = 1024 * 1024;
 inline constexpr uint64_t kGb = 1024 * kMb;
@@ -34,30 +39,15 @@ inline MemoryTable Table(uint64_t total, uint64_t system_reserved, uint64_t allo
   return MemoryTable{total, system_reserved, allocatable, reserved, free};
 }
 
+// A container of 1 CPU, `memory` bytes and `hp_1g` bytes of 1Gi pages; Burstable (its memory
+// limit twice the request) unless `guaranteed`.
 inline pod::Container Ctr(std::string name, uint64_t memory, uint64_t hp_1g, bool guaranteed = true,
                           bool restart_always = false) {
-  pod::Container c;
-  c.name = std::move(name);
-  c.restart_always = restart_always;
-  c.limits["cpu"] = pod::Quantity::FromInt(1);
-  c.requests["cpu"] = pod::Quantity::FromInt(1);
-  c.limits["memory"] = pod::Quantity::FromInt(static_cast<int64_t>(memory * (guaranteed ? 1 : 2)));
-  c.requests["memory"] = pod::Quantity::FromInt(static_cast<int64_t>(memory));
-  if (hp_1g > 0) {
-    c.limits["hugepages-1Gi"] = pod::Quantity::FromInt(static_cast<int64_t>(hp_1g));
-    c.requests["hugepages-1Gi"] = pod::Quantity::FromInt(static_cast<int64_t>(hp_1g));
-  }
+  ::topologyd::testing::Counts amounts = {{"cpu", 1}, {"memory", static_cast<int64_t>(memory)}};
+  if (hp_1g > 0) amounts.emplace_back("hugepages-1Gi", static_cast<int64_t>(hp_1g));
+  pod::Container c = ::topologyd::testing::Ctr(std::move(name), amounts, restart_always);
+  if (!guaranteed) c.limits["memory"] = pod::Quantity::FromInt(static_cast<int64_t>(memory * 2));
   return c;
-}
-
-inline pod::Pod MakePod(std::string uid, std::vector<pod::Container> containers,
-                        std::vector<pod::Container> init = {}) {
-  pod::Pod p;
-  p.uid = std::move(uid);
-  p.name = p.uid;
-  p.containers = std::move(containers);
-  p.init_containers = std::move(init);
-  return p;
 }
 
 inline hints::TopologyHint H(std::vector<int> nodes, bool preferred) {

@@ -154,6 +154,10 @@ TEST_F(NrtFilePublisherTest, RefreshRewritesWithoutAChange) {
   std::filesystem::remove(path_);
   publisher->Refresh();
   ASSERT_TRUE(FileShows("NodeResourceTopology"));
+  // The count goes up just after the file is in place.
+  for (int i = 0; i < 1000 && publisher->writes() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_EQ(publisher->writes(), 2U);
 }
 

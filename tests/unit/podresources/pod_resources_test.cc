@@ -64,7 +64,7 @@ class PodResourcesTest : public ::testing::Test {
 TEST_F(PodResourcesTest, ExclusiveCpusOnlyForExclusiveContainers) {
   ledger::AdmitOutcome guaranteed =
       MustAdmit(Pod("g", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}})}));
-  pod::Pod burstable = Pod("b", {Ctr("web", {})});
+  pod::Pod burstable = Pod("b", {BestEffort("web")});
   burstable.containers[0].requests["cpu"] = *pod::Quantity::Parse("500m");
   MustAdmit(burstable);
 
