@@ -186,7 +186,7 @@ int CheckConfig(const std::string& config_path) {
   absl::StatusOr<admission::NodePolicy> policy = config::BuildNodePolicy(*config, *topology);
   if (!policy.ok()) {
     std::cerr << "topologyd: configuration is invalid:\n"
-              << config_path << ": " << policy.status().message() << "\n";
+              << config::LocateKeyErrors(*config, policy.status(), config_path).message() << "\n";
     return 1;
   }
   // What start-up would trip over on this host (the socket path's length is the loader's).

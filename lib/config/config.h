@@ -157,6 +157,13 @@ struct PlacementConfig {
   friend bool operator==(const PlacementConfig&, const PlacementConfig&) = default;
 };
 
+// Where a file sets its keys: a note on the text, not part of the configuration's value, so
+// two configurations that differ only in layout compare equal.
+struct KeyLines {
+  std::map<std::string, int> lines;
+  friend bool operator==(const KeyLines&, const KeyLines&) { return true; }
+};
+
 struct Config {
   std::string listen = "unix:///run/topologyd/topologyd.sock";
   SocketConfig socket;
@@ -204,6 +211,9 @@ struct Config {
 
   // Where this value was loaded from, for messages and `topoctl status`.
   std::string source_file;
+  // The line of every key in source_file, by its path ("cgroup.root", "devices[1].pci"), so
+  // that an error found later (on the machine: config::LocateKeyErrors) names its line too.
+  KeyLines key_lines;
 
   // The socket path of `listen` (which is always unix://...).
   std::string SocketPath() const;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
 
@@ -336,6 +337,25 @@ absl::StatusOr<YAML::Node> LoadConfigDocument(const std::string& text,
 
 namespace {
 
+// Every key's line, by its path as problems name it.
+void RecordKeyLines(const YAML::Node& node, const std::string& prefix,
+                    std::map<std::string, int>* lines) {
+  if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      const std::string path = KeyPathOf(prefix, it->first.Scalar());
+      lines->emplace(path, it->first.Mark().line + 1);
+      RecordKeyLines(it->second, path, lines);
+    }
+  } else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      const std::string path = fmt::format("{}[{}]", prefix, i);
+      lines->emplace(path, node[i].Mark().line + 1);
+      RecordKeyLines(node[i], path, lines);
+    }
+  }
+}
+
 // ParseConfig, with relative paths checked as resolved against `base` (see ResolvePath).
 absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file_name,
                              const std::filesystem::path& base) {
@@ -355,6 +375,7 @@ absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file
     MapReader reader(*root, "", &problems);
     ReadRoot(reader, base, &config);
     reader.Finish();
+    RecordKeyLines(*root, "", &config.key_lines.lines);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
@@ -439,6 +460,34 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
 
 absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string& file_name) {
   return Parse(yaml_text, file_name, {});
+}
+
+absl::Status LocateKeyErrors(const Config& config, const absl::Status& error,
+                             const std::string& file_name) {
+  if (error.ok()) return error;
+  Problems problems(file_name);
+  const std::vector<std::string> lines = absl::StrSplit(std::string(error.message()), '\n');
+  for (const std::string& line : lines) {
+    const size_t colon = line.find(": ");
+    if (colon == std::string::npos) {
+      problems.AddAtLine(0, "configuration", line);
+      continue;
+    }
+    const std::string key = line.substr(0, colon);
+    // The key itself, else its nearest enclosing one in the file ("reservedMemory[1]" for
+    // "reservedMemory[1].limits.memory" given as a default).
+    int at = 0;
+    for (std::string prefix = key; !prefix.empty();) {
+      if (auto found = config.key_lines.lines.find(prefix); found != config.key_lines.lines.end()) {
+        at = found->second;
+        break;
+      }
+      const size_t cut = prefix.find_last_of(".[");
+      prefix = cut == std::string::npos ? "" : prefix.substr(0, cut);
+    }
+    problems.AddAtLine(at, key, line.substr(colon + 2));
+  }
+  return absl::Status(error.code(), problems.Joined());
 }
 
 absl::StatusOr<Config> LoadConfigFile(const std::string& path) {

@@ -26,6 +26,14 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml_text, const std::string
 // regular file.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path);
 
+// `error`, one problem per line each starting with its configuration key ("KEY: what is
+// wrong", as config::BuildNodePolicy reports what the machine refuses), as the loader reports
+// its own: "FILE:LINE: KEY: what is wrong" (FILE: `file_name`, as the caller names the file), the
+// line that of the key (or of the nearest enclosing key the file sets), in line order. The code is
+// kept; OK stays OK.
+absl::Status LocateKeyErrors(const Config& config, const absl::Status& error,
+                             const std::string& file_name);
+
 // The two steps of LoadConfigFile that other configuration files (the shim's) share: reading
 // a file that must be a regular file, and taking the single YAML document of its text (a Null
 // node when it has none; INVALID_ARGUMENT "FILE:LINE: ..." for a second document or text that

@@ -185,24 +185,32 @@ std::vector<device::DevicePoolConfig> ConvertDevicePools(const Config& config) {
 absl::StatusOr<admission::NodeSpec> ParseNodeSpec(const Config& config) {
   admission::NodeSpec spec;
   spec.pod_policy_override = config.pod_policy_override;
+  // Each key is checked on its own, so that one run names every bad key, not the first.
+  std::vector<std::string> errors;
+  auto note = [&errors](const absl::Status& s) {
+    if (!s.ok()) errors.emplace_back(s.message());
+  };
 
   absl::StatusOr<hints::Policy> policy = hints::ParsePolicy(config.topology_manager_policy);
-  if (!policy.ok()) return KeyError("topologyManagerPolicy", policy.status());
-  spec.policy = *policy;
+  if (policy.ok()) spec.policy = *policy;
+  note(KeyError("topologyManagerPolicy", policy.status()));
   absl::StatusOr<admission::Scope> scope = ParseScope(config.topology_manager_scope);
-  if (!scope.ok()) return KeyError("topologyManagerScope", scope.status());
-  spec.scope = *scope;
+  if (scope.ok()) spec.scope = *scope;
+  note(KeyError("topologyManagerScope", scope.status()));
   // kubelet parses options only for a policy other than none; a pod may choose another policy
   // when the override is on, so then they must be valid too.
   if (spec.policy != hints::Policy::kNone || spec.pod_policy_override) {
     absl::StatusOr<hints::PolicyOptions> options =
         hints::ParsePolicyOptions(config.topology_manager_policy_options);
-    if (!options.ok()) return KeyError("topologyManagerPolicyOptions", options.status());
-    spec.options = *options;
+    if (options.ok()) spec.options = *options;
+    note(KeyError("topologyManagerPolicyOptions", options.status()));
   }
 
-  if (absl::Status cpu = ParseCpuPolicy(config, &spec); !cpu.ok()) return cpu;
-  if (absl::Status memory = ParseMemoryPolicy(config, &spec); !memory.ok()) return memory;
+  note(ParseCpuPolicy(config, &spec));
+  note(ParseMemoryPolicy(config, &spec));
+  if (!errors.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}", fmt::join(errors, "\n")));
+  }
   spec.devices = ConvertDevicePools(config);
   return spec;
 }

@@ -16,8 +16,8 @@ namespace topologyd::config {
 // gates), reserved CPUs, reserved memory and Node Allocatable quantities, device pools. Like
 // kubelet, topology manager options are parsed only when some merge can happen (a policy
 // other than none, or podPolicyOverride), CPU options and reserved CPUs only for the policy
-// that reads them, quantities only with memoryManagerPolicy Static. INVALID_ARGUMENT with a
-// message that starts with the config key, e.g.
+// that reads them, quantities only with memoryManagerPolicy Static. INVALID_ARGUMENT with one
+// line per bad key (every one, not the first), each starting with the config key, e.g.
 //   topologyManagerPolicy: unknown policy: "strict"
 //   cpuManagerPolicyOptions: static policy options full-pcpus-only and ... can not be used ...
 //   reservedMemory[1].limits.memory: invalid quantity "1Gx": ...

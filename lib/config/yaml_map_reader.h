@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,26 +17,37 @@
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
 
+#include "lib/common/nearest_name.h"
 #include "lib/common/quote.h"
 #include "lib/config/duration.h"
 
 namespace topologyd::config {
 
-// Collects problems as "file:line: key: message".
+// Collects problems as "file:line: key: message"; Joined() lists them in line order (those
+// without a line first), so the file reads top to bottom whatever order they were found in.
 class Problems {
  public:
   explicit Problems(std::string file) : file_(std::move(file)) {}
   void Add(const YAML::Node& at, const std::string& key, const std::string& message) {
-    int line = at.IsDefined() ? at.Mark().line + 1 : 0;
-    lines_.push_back(line > 0 ? fmt::format("{}:{}: {}: {}", file_, line, key, message)
-                              : fmt::format("{}: {}: {}", file_, key, message));
+    AddAtLine(at.IsDefined() ? at.Mark().line + 1 : 0, key, message);
+  }
+  void AddAtLine(int line, const std::string& key, const std::string& message) {
+    lines_.emplace_back(line, line > 0 ? fmt::format("{}:{}: {}: {}", file_, line, key, message)
+                                       : fmt::format("{}: {}: {}", file_, key, message));
   }
   bool empty() const { return lines_.empty(); }
-  std::string Joined() const { return fmt::format("{}", fmt::join(lines_, "\n")); }
+  std::string Joined() const {
+    std::vector<std::pair<int, std::string>> sorted = lines_;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> texts;
+    for (auto& [line, text] : sorted) texts.push_back(std::move(text));
+    return fmt::format("{}", fmt::join(texts, "\n"));
+  }
 
  private:
   std::string file_;
-  std::vector<std::string> lines_;
+  std::vector<std::pair<int, std::string>> lines_;
 };
 
 inline std::string Join(const std::vector<std::string>& items) {
@@ -257,8 +269,11 @@ class MapReader {
       // A repeated unknown key is reported as unknown once; its repeats as duplicates.
       if (it->first.IsScalar() && !seen.insert(key).second) continue;
       if (!known_.count(key)) {
+        // One likely key reads better than the whole list (28 at the top level).
+        std::optional<std::string> near = NearestName(key, known);
         problems_->Add(it->first, KeyPath(key),
-                       fmt::format("unknown key (known keys here: {})", Join(known)));
+                       near ? fmt::format("unknown key; did you mean {}?", *near)
+                            : fmt::format("unknown key (known keys here: {})", Join(known)));
       }
     }
   }

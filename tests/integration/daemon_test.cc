@@ -55,6 +55,23 @@ TEST(DaemonCheckConfigTest, UnknownKeyFailsNamingKeyFileAndLine) {
   EXPECT_THAT(r.err, HasSubstr(dir.File("bad.yaml") + ":2: cpuManagerPolcy: unknown key"));
 }
 
+// What only the machine or the policies refuse is reported as syntax is: every problem in one
+// run, in line order, each with its line.
+TEST(DaemonCheckConfigTest, ValueErrorsComeAllAtOnceWithTheirLines) {
+  TempDir dir;
+  std::string config = MinimalConfig(dir.path(), "topologyManagerPolicyOptions: {bogus: \"1\"}\n");
+  const std::string reserved = "reservedSystemCPUs: \"0\"\n";
+  config.replace(config.find(reserved), reserved.size(), "reservedSystemCPUs: \"0-x\"\n");
+  WriteFile(dir.File("c.yaml"), config);
+  CommandResult r = RunCommand({TopologydBinary(), "--check-config", dir.File("c.yaml")});
+  EXPECT_EQ(r.exit_code, 1);
+  const size_t cpus = r.err.find(dir.File("c.yaml") + ":6: reservedSystemCPUs: ");
+  const size_t options = r.err.find(dir.File("c.yaml") + ":9: topologyManagerPolicyOptions: ");
+  EXPECT_NE(cpus, std::string::npos) << r.err;
+  EXPECT_NE(options, std::string::npos) << r.err;
+  EXPECT_LT(cpus, options) << r.err;
+}
+
 TEST(DaemonCheckConfigTest, PciPoolMatchingNothingIsValidWithAWarning) {
   TempDir dir;
   // The simulated machine has no PCI devices.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <future>
 
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -232,6 +233,55 @@ TEST(ConfigLoaderTest, CgroupRuntimeIsContainerdOrCriO) {
 TEST(ConfigLoaderTest, UnknownKeyIsNamedWithFileAndLine) {
   std::string error = ErrorOf("log: {level: info}\ncpuManagerPolcy: static\n");
   EXPECT_THAT(error, HasSubstr("test.yaml:2: cpuManagerPolcy: unknown key"));
+}
+
+TEST(ConfigLoaderTest, UnknownKeySuggestsTheNearestKnownKey) {
+  EXPECT_THAT(
+      ErrorOf("cpuManagerPolcy: static\n"),
+      HasSubstr("test.yaml:1: cpuManagerPolcy: unknown key; did you mean cpuManagerPolicy?"));
+  EXPECT_THAT(ErrorOf("cgroup: {drivr: systemd}\n"),
+              HasSubstr("cgroup.drivr: unknown key; did you mean driver?"));
+  // Nothing near: the keys there are, which is what there is to say.
+  EXPECT_THAT(ErrorOf("log: {colour: red}\n"),
+              HasSubstr("log.colour: unknown key (known keys here: format, level)"));
+}
+
+TEST(ConfigLoaderTest, EveryProblemIsReportedInLineOrder) {
+  // Found in reading order (the root's keys, then its unknown keys), reported in line order.
+  const std::string error = ErrorOf(
+      "bogusKey: 1\n"
+      "cgroup:\n"
+      "  driver: upstart\n"
+      "topologyManagerPolicy: strict\n"
+      "reconcilePeriod: 0s\n");
+  const std::vector<std::string> lines = absl::StrSplit(error, '\n');
+  ASSERT_EQ(lines.size(), 4u) << error;
+  EXPECT_THAT(lines[0], ::testing::StartsWith("test.yaml:1: bogusKey: unknown key"));
+  EXPECT_THAT(lines[1], ::testing::StartsWith("test.yaml:3: cgroup.driver: unknown value"));
+  EXPECT_THAT(lines[2], ::testing::StartsWith("test.yaml:4: topologyManagerPolicy: unknown value"));
+  EXPECT_THAT(lines[3], ::testing::StartsWith("test.yaml:5: reconcilePeriod: must be positive"));
+}
+
+TEST(ConfigLoaderTest, LaterErrorsAreLocatedAtTheirKeys) {
+  absl::StatusOr<Config> config = ParseConfig(
+      "cpuManagerPolicy: static\n"
+      "reservedMemory:\n"
+      "- numaNode: 0\n"
+      "  limits: {memory: 1Gx}\n"
+      "reservedSystemCPUs: \"40\"\n",
+      "node.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const absl::Status located = LocateKeyErrors(
+      *config,
+      absl::InvalidArgumentError("reservedSystemCPUs: CPUs 40 are not on this machine\n"
+                                 "reservedMemory[0].limits.memory: invalid quantity \"1Gx\"\n"
+                                 "cpuManagerPolicyOptions: not set here"),
+      "node.yaml");
+  EXPECT_EQ(located.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(located.message()),
+            "node.yaml: cpuManagerPolicyOptions: not set here\n"
+            "node.yaml:4: reservedMemory[0].limits.memory: invalid quantity \"1Gx\"\n"
+            "node.yaml:5: reservedSystemCPUs: CPUs 40 are not on this machine");
 }
 
 TEST(ConfigLoaderTest, UnknownNestedKeyIsNamedWithItsPath) {
