@@ -77,7 +77,7 @@ TEST(MergeFixtureTest, KubeletTablesPassThroughLibraryReferenceAndTopoctl) {
       std::ofstream(scratch) << input;
       std::string out;
       ASSERT_EQ(RunTopoctl("--output json merge --input " + scratch.string(), out), 0) << name;
-      // Exactly one JSON object on one line.
+      // One JSON document, as every command prints it.
       ASSERT_FALSE(out.empty()) << name;
       EXPECT_EQ(out.back(), '\n') << name;
       EXPECT_EQ(Json::parse(out), expected) << name << " (topoctl)";
@@ -139,7 +139,7 @@ TEST(MergeFixtureTest, TopoctlRefusesAMergeBeyondItsLimits) {
   const topologyd::testing::ShellResult r = topologyd::testing::RunShell(
       kTopoctl.string() + " --output json merge --input " + scratch.string());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(r.err.starts_with("topoctl merge: " + scratch.string() +
+  EXPECT_TRUE(r.err.starts_with("topoctl: merge: " + scratch.string() +
                                 ": hint merge exceeds its memory limit: "))
       << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;

@@ -65,8 +65,8 @@ TEST(TopoctlTakeTest, UsageAndJson) {
   const std::string binary = std::string(TOPOLOGYD_BINARY_DIR) + "/tools/topoctl/topoctl";
   const std::string topo = testing::SharedTopologiesDir() + "/kubelet-test/topoDualSocketHT.xml";
   const std::string base =
-      ShellQuote(binary) + " take --topology " + ShellQuote(topo) + " --available 0-11 --count 2";
-  // --output json prints {"cpus": LIST}.
+      ShellQuote(binary) + " take --input " + ShellQuote(topo) + " --available 0-11 --count 2";
+  // --output json prints {"cpus": LIST}; --topology is the former name of --input.
   topologyd::testing::ShellResult json =
       RunCommand(ShellQuote(binary) + " --output json take --topology " + ShellQuote(topo) +
                  " --available 0-11 --count 2");
@@ -74,14 +74,14 @@ TEST(TopoctlTakeTest, UsageAndJson) {
   EXPECT_EQ(nlohmann::json::parse(json.out), nlohmann::json({{"cpus", "0,6"}}));
   // --cpu-group-size without distribute-cpus-across-numa is bad usage.
   EXPECT_EQ(RunCommand(base + " --cpu-group-size 2").exit_code, 2);
-  // An option kubelet does not have (only proposed) is refused.
+  // An option kubelet does not have (only proposed) is a bad flag value: bad usage.
   topologyd::testing::ShellResult proposal = RunCommand(base + " --option scale-delay-time=10s");
-  EXPECT_EQ(proposal.exit_code, 1);
+  EXPECT_EQ(proposal.exit_code, 2);
   EXPECT_NE(proposal.out.find("unknown CPU Manager Policy option"), std::string::npos);
   // Incompatible options name both.
   topologyd::testing::ShellResult both =
       RunCommand(base + " --option full-pcpus-only --option distribute-cpus-across-cores");
-  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.out.find("full-pcpus-only and distribute-cpus-across-cores"), std::string::npos);
   // Malformed lists and unknown NUMA ids are bad usage.
   EXPECT_EQ(RunCommand(base + " --affinity 7").exit_code, 2);
@@ -104,6 +104,14 @@ TEST(TopoctlTakeTest, UsageAndJson) {
       ShellQuote(binary) + " take --topology " + ShellQuote(dies) + " --available 16-31 --count 2");
   EXPECT_EQ(no_numa.exit_code, 2);
   EXPECT_NE(no_numa.out.find("which belong to no NUMA node"), std::string::npos) << no_numa.out;
+  // A synthetic machine instead of a file; not both.
+  topologyd::testing::ShellResult synthetic =
+      RunCommand(ShellQuote(binary) +
+                 " take --synthetic 'pack:2 core:2 pu:2' --available 0-7 "
+                 "--count 2");
+  EXPECT_EQ(synthetic.exit_code, 0) << synthetic.out;
+  EXPECT_EQ(RunCommand(base + " --synthetic 'pack:2 core:2 pu:2'").exit_code, 2);
+  EXPECT_EQ(RunCommand(ShellQuote(binary) + " take --available 0-3 --count 2").exit_code, 2);
   // --output yaml prints the same document.
   topologyd::testing::ShellResult yaml =
       RunCommand(ShellQuote(binary) + " --output yaml take --topology " + ShellQuote(topo) +

@@ -424,7 +424,7 @@ TEST_F(PlacementService, TopoctlSyncOnARecordedMachine) {
                                               "sync", "--input", xml, "--node-name", "g4dn",
                                               "--endpoint", "http://127.0.0.1:1"});
   EXPECT_EQ(down.exit_code, 1);
-  EXPECT_THAT(down.err, ::testing::HasSubstr("topoctl placement: GET http://127.0.0.1:1/"));
+  EXPECT_THAT(down.err, ::testing::HasSubstr("topoctl: placement: GET http://127.0.0.1:1/"));
 }
 
 // `placement tree` without --input: the machine is the daemon's (a synthetic 2-node machine,
@@ -494,7 +494,7 @@ TEST(TopoctlPlacementTree, TheDaemonsMachine) {
   EXPECT_EQ(inventories(doc, "n2_NUMA1")["VCPU"]["allocation_ratio"], 3.0);
   const topologyd::testing::CommandResult bad = tree_of({"--base-page-kib", "12"});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_THAT(bad.err, ::testing::HasSubstr("topoctl placement: --base-page-kib: 12 is not a "
+  EXPECT_THAT(bad.err, ::testing::HasSubstr("topoctl: placement: --base-page-kib: 12 is not a "
                                             "power of two"));
 }
 

@@ -122,14 +122,14 @@ TEST_F(TopoctlPictureTest, OnlineAndOfflineDrawTheSameNode) {
 TEST_F(TopoctlPictureTest, SvgOnlyWhereThereIsAPictureAndBadInputChangesNothing) {
   CommandResult r = Topoctl({"status", "-o", "svg"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--output svg is for the topology and allocations commands"));
+  EXPECT_THAT(r.err, HasSubstr("-o svg is not supported here"));
   EXPECT_TRUE(r.out.empty());
 
   const std::string bad_state = dir_.File("bad.json");
   WriteFile(bad_state, "{\"version\": 2, \"generation\": 1, \"checksum\": \"crc32c:00000000\"}");
   r = Topoctl({"allocations", "--config", config_, "--state", bad_state, "-o", "svg"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("topoctl allocations: "));
+  EXPECT_THAT(r.err, HasSubstr("topoctl: allocations: "));
   EXPECT_TRUE(r.out.empty());
 
   r = Topoctl({"allocations", "--config", config_, "--state", dir_.File("missing.json")});

@@ -26,6 +26,8 @@
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_errors.h"
+#include "tools/topoctl/support_machine.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_picture.h"
 #include "tools/topoctl/support_pods.h"
@@ -38,7 +40,7 @@ namespace topo = topologyd::topology;
 struct AllocationsFlags {
   std::string config;
   std::string state;
-  std::string topology;
+  MachineFlags machine;
 };
 
 // What the command shows: the listing and, for -o svg, the machine it is on.
@@ -47,9 +49,8 @@ struct ListedNode {
   topo::Topology machine;
 };
 
-int FailAllocations(const std::string& message) {
-  std::cerr << "topoctl allocations: " << message << "\n";
-  return kExitRefused;
+int FailAllocations(const std::string& message, int code = kExitRefused) {
+  return Fail("allocations", code, message);
 }
 
 nlohmann::json AllocationsToJson(const topologyd::v1::ListAllocationsResponse& r) {
@@ -140,9 +141,8 @@ std::variant<ListedNode, int> BuildOfflineNode(const AllocationsFlags& flags) {
   using namespace topologyd;
   absl::StatusOr<config::Config> config = config::LoadConfigFile(flags.config);
   if (!config.ok()) return FailAllocations(std::string(config.status().message()));
-  const topo::TopologySource source = flags.topology.empty()
-                                          ? ConfiguredSource(*config)
-                                          : topo::TopologySource::Xml(flags.topology);
+  const topo::TopologySource source =
+      flags.machine.given() ? flags.machine.Source() : ConfiguredSource(*config);
   absl::StatusOr<topo::Topology> machine = topo::LoadTopology(source);
   if (!machine.ok()) return FailAllocations(std::string(machine.status().message()));
   absl::StatusOr<admission::NodePolicy> policy = config::BuildNodePolicy(*config, *machine);
@@ -163,6 +163,9 @@ std::variant<ListedNode, int> BuildOfflineNode(const AllocationsFlags& flags) {
 
 int RunAllocations(const AllocationsFlags& flags, const GlobalOptions& g) {
   const bool svg = g.output == "svg";
+  if (flags.machine.given() && flags.config.empty()) {
+    return FailAllocations("--input and --synthetic need --config (the offline form)", kExitUsage);
+  }
   std::variant<ListedNode, int> node =
       flags.config.empty() ? FetchListedNode(g, svg) : BuildOfflineNode(flags);
   if (const int* code = std::get_if<int>(&node)) return *code;
@@ -195,12 +198,9 @@ void InstallAllocations(CLI::App& root, CommandContext& ctx) {
                   "offline: the node's state file (state.json); without it, an empty node")
       ->check(non_empty)
       ->needs(config);
-  cmd->add_option("--topology", flags->topology,
-                  "offline: hwloc XML file of the node instead of the config's topology")
-      ->check(non_empty)
-      ->needs(config);
+  AddMachineFlags(cmd, &flags->machine, "of the node instead of the config's topology");
   cmd->callback([flags, &ctx] {
-    ctx.accepts_svg = true;
+    ctx.formats = {"table", "json", "yaml", "svg"};
     ctx.action = [flags, &ctx] { return RunAllocations(*flags, *ctx.globals); };
   });
 }

@@ -4,38 +4,26 @@
 // with --output json. Exit 1 when the request is refused (bad JSON, unknown policy, ids not
 // in numa_nodes, more than 64 nodes, ...) or the merge exceeds the daemon's merge limits
 // (hints::MergeLimits; --unlimited lifts them), 2 on bad usage.
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
+
+#include "nlohmann/json.hpp"
 
 #include "lib/hints/merge.h"
 #include "lib/hints/merge_json.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_errors.h"
 #include "tools/topoctl/support_output.h"
 
 namespace topoctl {
 namespace {
 
 int RunMerge(const GlobalOptions& globals, const std::string& path, bool unlimited) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::cerr << "topoctl merge: cannot read " << path << "\n";
-      return kExitRefused;
-    }
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    text = buf.str();
-  }
-  absl::StatusOr<topologyd::hints::MergeRequest> req = topologyd::hints::ParseMergeRequest(text);
+  absl::StatusOr<std::string> text = ReadInputFile(path, "a merge request (JSON)");
+  if (!text.ok()) return Fail("merge", kExitRefused, std::string(text.status().message()));
+  absl::StatusOr<topologyd::hints::MergeRequest> req = topologyd::hints::ParseMergeRequest(*text);
   if (!req.ok()) {
-    std::cerr << "topoctl merge: " << path << ": " << req.status().message() << "\n";
-    return kExitRefused;
+    return Fail("merge", kExitRefused, path + ": " + std::string(req.status().message()));
   }
   // The daemon's limits by default, so that an input refused here is refused there too.
   absl::StatusOr<topologyd::hints::MergeResult> merged = topologyd::hints::MergeWithin(
@@ -43,35 +31,19 @@ int RunMerge(const GlobalOptions& globals, const std::string& path, bool unlimit
       unlimited ? topologyd::hints::MergeLimits::Unlimited() : topologyd::hints::MergeLimits());
   if (!merged.ok()) {
     // No answer is not an answer "admit: false": the request failed (exit 1, docs/cli.md).
-    std::cerr << "topoctl merge: " << path << ": " << merged.status().message() << "\n";
-    return kExitRefused;
+    return Fail("merge", kExitRefused, path + ": " + std::string(merged.status().message()));
   }
   const topologyd::hints::MergeResult& result = *merged;
   const std::vector<int> ids = topologyd::hints::AffinityIds(result.hint, req->node_ids);
-  const std::string affinity = result.hint.affinity ? "[" + IdList(ids) + "]" : "null";
-  const char* preferred = result.hint.preferred ? "true" : "false";
-  const char* admit = result.admit ? "true" : "false";
-  switch (globals.format()) {
-    case OutputFormat::kJson:
-      std::cout << topologyd::hints::MergeResultToJson(result, req->node_ids) << "\n";
-      break;
-    case OutputFormat::kYaml:
-      std::cout << "affinity: " << affinity << "\npreferred: " << preferred << "\nadmit: " << admit
-                << "\n";
-      break;
-    case OutputFormat::kTable: {
-      const std::string shown = result.hint.affinity ? IdList(ids) : "any (nil)";
-      std::cout << "POLICY            AFFINITY          PREFERRED  ADMIT\n";
-      std::string policy(topologyd::hints::PolicyName(req->input.policy));
-      policy.resize(std::max<size_t>(policy.size() + 1, 18), ' ');
-      std::string shown_padded = shown;
-      shown_padded.resize(std::max<size_t>(shown.size() + 1, 18), ' ');
-      std::string pref = preferred;
-      pref.resize(11, ' ');
-      std::cout << policy << shown_padded << pref << admit << "\n";
-      break;
-    }
-  }
+  const nlohmann::json doc =
+      nlohmann::json::parse(topologyd::hints::MergeResultToJson(result, req->node_ids));
+  const std::string policy(topologyd::hints::PolicyName(req->input.policy));
+  PrintResult(doc, globals.format(), [&](const nlohmann::json&) {
+    std::cout << RenderTable(
+        {"POLICY", "AFFINITY", "PREFERRED", "ADMIT"},
+        {{policy, result.hint.affinity ? IdList(ids) : "any (nil)",
+          result.hint.preferred ? "true" : "false", result.admit ? "true" : "false"}});
+  });
   return kExitOk;
 }
 

@@ -20,6 +20,7 @@
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_machine.h"
 #include "tools/topoctl/support_output.h"
 
 namespace topoctl {
@@ -27,13 +28,12 @@ namespace {
 
 struct NrtOptions {
   std::string node_name;
-  std::string input;
-  std::string synthetic;
+  MachineFlags machine;
   std::string config;
 };
 
 int NrtFail(int code, const std::string& message) {
-  std::cerr << "topoctl nrt: " << message << "\n";
+  std::cerr << "topoctl: nrt: " << message << "\n";
   return code;
 }
 
@@ -45,16 +45,15 @@ std::optional<nlohmann::json> BuildNrtOffline(const NrtOptions& options) {
     NrtFail(kExitRefused, std::string(config.status().message()));
     return std::nullopt;
   }
-  absl::StatusOr<topology::Topology> machine = topology::LoadTopology(
-      options.input.empty() ? topology::TopologySource::Synthetic(options.synthetic)
-                            : topology::TopologySource::Xml(options.input));
+  absl::StatusOr<topology::Topology> machine = topology::LoadTopology(options.machine.Source());
   if (!machine.ok()) {
     NrtFail(kExitRefused, std::string(machine.status().message()));
     return std::nullopt;
   }
   absl::StatusOr<admission::NodePolicy> node = config::BuildNodePolicy(*config, *machine);
   if (!node.ok()) {
-    NrtFail(kExitRefused, options.config + ": " + std::string(node.status().message()));
+    NrtFail(kExitRefused,
+            std::string(config::LocateKeyErrors(*config, node.status(), options.config).message()));
     return std::nullopt;
   }
   const std::string name =
@@ -87,7 +86,7 @@ int RunNrt(const NrtOptions& options, const GlobalOptions& g) {
                    "--node-name: not a Kubernetes node name (lower-case letters, "
                    "digits, '-' and '.', starting and ending with a letter or digit)");
   }
-  const bool machine_given = !options.input.empty() || !options.synthetic.empty();
+  const bool machine_given = options.machine.given();
   if (machine_given != !options.config.empty()) {
     return NrtFail(kExitUsage,
                    "the offline form needs both --input FILE.xml (or --synthetic) and --config "
@@ -110,15 +109,11 @@ void InstallNrt(CLI::App& root, CommandContext& context) {
       "nrt", "print the node's NodeResourceTopology object (topology.node.k8s.io/v1alpha2)");
   command->add_option("--node-name", options->node_name,
                       "the object's name (default: nrt.nodeName, else this host's name)");
-  CLI::Option* input =
-      command->add_option("--input", options->input,
-                          "offline: hwloc XML file of the node (with --config; an empty node)");
-  command
-      ->add_option("--synthetic", options->synthetic,
-                   "offline: hwloc synthetic description instead of --input")
-      ->excludes(input);
+  AddMachineFlags(command, &options->machine, "of the node (with --config; an empty node)");
   command->add_option("--config", options->config, "offline: topologyd config file of the node");
   command->callback([options, &context] {
+    // A manifest for `kubectl apply -f`: YAML unless asked for JSON; no table.
+    context.formats = {"yaml", "json"};
     context.action = [options, &context] { return RunNrt(*options, *context.globals); };
   });
 }

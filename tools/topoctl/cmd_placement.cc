@@ -24,6 +24,7 @@
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_machine.h"
 #include "tools/topoctl/support_output.h"
 
 namespace topoctl {
@@ -33,7 +34,7 @@ namespace placement = ::topologyd::placement;
 namespace topo = ::topologyd::topology;
 
 struct TreeFlags {
-  std::string input;
+  MachineFlags machine;
   std::string config;
   std::string node_name;
   std::string root_provider_uuid;
@@ -58,9 +59,9 @@ struct SyncEndpoint {
   topologyd::curl_easy::TlsOptions tls;
 };
 
-int Fail(const std::string& message) {
-  std::cerr << "topoctl placement: " << message << "\n";
-  return kExitRefused;
+int PlacementFail(const std::string& message, int code = kExitRefused) {
+  std::cerr << "topoctl: placement: " << message << "\n";
+  return code;
 }
 
 // BuildProviderTree() names a bad setting "placement <key>"; a flag's value is named by its
@@ -84,7 +85,7 @@ std::string NameTheSetting(const std::string& message, const TreeFlags& flags) {
 }
 
 absl::StatusOr<topo::Topology> LoadMachine(const TreeFlags& flags, const GlobalOptions& g) {
-  if (!flags.input.empty()) return topo::LoadTopology(topo::TopologySource::Xml(flags.input));
+  if (flags.machine.given()) return topo::LoadTopology(flags.machine.Source());
   auto stub = ConnectToDaemon(g.socket);
   topologyd::v1::GetTopologyResponse response;
   grpc::Status s = stub->GetTopology(CallContext().get(), {}, &response);
@@ -95,27 +96,30 @@ absl::StatusOr<topo::Topology> LoadMachine(const TreeFlags& flags, const GlobalO
   return topologyd::rpc::TopologyFromProto(response.topology());
 }
 
-// The desired tree; on failure the reason has been printed.
-absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
-                                                    const GlobalOptions& g) {
+// The desired tree; on failure the reason has been printed and `exit_code` says whose fault it
+// is: a flag's value is bad usage, the rest a refused input.
+absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags, const GlobalOptions& g,
+                                                    int& exit_code) {
+  exit_code = kExitRefused;
   topologyd::config::Config config;
   if (!flags.config.empty()) {
     absl::StatusOr<topologyd::config::Config> loaded =
         topologyd::config::LoadConfigFile(flags.config);
     if (!loaded.ok()) {
-      Fail(std::string(loaded.status().message()));
+      PlacementFail(std::string(loaded.status().message()));
       return loaded.status();
     }
     config = *std::move(loaded);
   }
   absl::StatusOr<topo::Topology> machine = LoadMachine(flags, g);
   if (!machine.ok()) {
-    if (!machine.status().message().empty()) Fail(std::string(machine.status().message()));
+    if (!machine.status().message().empty()) PlacementFail(std::string(machine.status().message()));
     return machine.status();
   }
   absl::StatusOr<placement::NodeOffer> offer = placement::NodeOfferFromConfig(config, *machine);
   if (!offer.ok()) {
-    Fail((flags.config.empty() ? "" : flags.config + ": ") + std::string(offer.status().message()));
+    PlacementFail((flags.config.empty() ? "" : flags.config + ": ") +
+                  std::string(offer.status().message()));
     return offer.status();
   }
   placement::PlacementOptions options;
@@ -123,7 +127,7 @@ absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
     absl::StatusOr<placement::PlacementOptions> configured =
         placement::PlacementOptionsFromConfig(*config.placement);
     if (!configured.ok()) {
-      Fail(flags.config + ": " + std::string(configured.status().message()));
+      PlacementFail(flags.config + ": " + std::string(configured.status().message()));
       return configured.status();
     }
     options = *std::move(configured);
@@ -135,7 +139,8 @@ absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
   if (!flags.shared_cpus.empty()) {
     absl::StatusOr<topologyd::CpuSet> shared = topologyd::CpuSet::Parse(flags.shared_cpus);
     if (!shared.ok()) {
-      Fail("--shared-cpus: " + std::string(shared.status().message()));
+      exit_code =
+          PlacementFail("--shared-cpus: " + std::string(shared.status().message()), kExitUsage);
       return shared.status();
     }
     options.shared_cpus = *shared;
@@ -144,7 +149,10 @@ absl::StatusOr<placement::ProviderTree> DesiredTree(const TreeFlags& flags,
   if (flags.base_page_kib) options.base_page_kib = *flags.base_page_kib;
   absl::StatusOr<placement::ProviderTree> tree =
       placement::BuildProviderTree(*machine, *offer, options);
-  if (!tree.ok()) Fail(NameTheSetting(std::string(tree.status().message()), flags));
+  if (!tree.ok()) {
+    const std::string named = NameTheSetting(std::string(tree.status().message()), flags);
+    exit_code = PlacementFail(named, named.starts_with("--") ? kExitUsage : kExitRefused);
+  }
   return tree;
 }
 
@@ -174,8 +182,9 @@ void PrintTreeTable(const placement::ProviderTree& tree) {
 }
 
 int RunTree(const TreeFlags& flags, const GlobalOptions& g) {
-  absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g);
-  if (!tree.ok()) return kExitRefused;
+  int exit_code = kExitOk;
+  absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g, exit_code);
+  if (!tree.ok()) return exit_code;
   if (g.format() == OutputFormat::kTable) {
     PrintTreeTable(*tree);
   } else {
@@ -186,6 +195,10 @@ int RunTree(const TreeFlags& flags, const GlobalOptions& g) {
 
 // --endpoint, --token and the TLS files, else the `placement` block of --config; the token
 // and PEM files read now.
+constexpr char kNoEndpoint[] =
+    "--endpoint is required (or a --config file with placement.endpoint); e.g. --endpoint "
+    "http://127.0.0.1:8778";
+
 absl::StatusOr<SyncEndpoint> Endpoint(const TreeFlags& flags, const SyncFlags& sync) {
   topologyd::config::PlacementConfig files;
   if (!flags.config.empty()) {
@@ -197,10 +210,7 @@ absl::StatusOr<SyncEndpoint> Endpoint(const TreeFlags& flags, const SyncFlags& s
   SyncEndpoint endpoint{.url = sync.endpoint.empty() ? files.endpoint : sync.endpoint,
                         .token = sync.token,
                         .tls = {}};
-  if (endpoint.url.empty()) {
-    return absl::InvalidArgumentError(
-        "--endpoint is required (or a --config file with placement.endpoint)");
-  }
+  if (endpoint.url.empty()) return absl::InvalidArgumentError(kNoEndpoint);
   if (endpoint.token.empty() && !files.token_file.empty()) {
     absl::StatusOr<std::string> token = placement::ReadTokenFile(files.token_file);
     if (!token.ok()) return token.status();
@@ -219,19 +229,23 @@ absl::StatusOr<SyncEndpoint> Endpoint(const TreeFlags& flags, const SyncFlags& s
 
 int RunSync(const TreeFlags& flags, const SyncFlags& sync_flags, const GlobalOptions& g) {
   absl::StatusOr<SyncEndpoint> endpoint = Endpoint(flags, sync_flags);
-  if (!endpoint.ok()) return Fail(std::string(endpoint.status().message()));
+  if (!endpoint.ok()) {
+    const std::string message(endpoint.status().message());
+    return PlacementFail(message, message == kNoEndpoint ? kExitUsage : kExitRefused);
+  }
   absl::StatusOr<placement::CurlPlacementTransport> transport =
       placement::CurlPlacementTransport::Create(
           {.url = endpoint->url, .token = endpoint->token, .tls = endpoint->tls});
-  if (!transport.ok()) return Fail(std::string(transport.status().message()));
-  absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g);
-  if (!tree.ok()) return kExitRefused;
+  if (!transport.ok()) return PlacementFail(std::string(transport.status().message()));
+  int exit_code = kExitOk;
+  absl::StatusOr<placement::ProviderTree> tree = DesiredTree(flags, g, exit_code);
+  if (!tree.ok()) return exit_code;
   placement::SyncOptions options;
   options.dry_run = sync_flags.dry_run;
   options.wait_before_retry = placement::JitteredRetryWait;
   absl::StatusOr<placement::SyncReport> report =
       placement::SyncProviderTree(*transport, *tree, options);
-  if (!report.ok()) return Fail(std::string(report.status().message()));
+  if (!report.ok()) return PlacementFail(std::string(report.status().message()));
 
   nlohmann::json planned = nlohmann::json::array();
   for (const placement::PlannedCall& c : report->plan.calls) {
@@ -265,7 +279,7 @@ int RunSync(const TreeFlags& flags, const SyncFlags& sync_flags, const GlobalOpt
     }
     for (const std::string& k : report->kept) std::cout << "Kept: " << k << "\n";
   });
-  for (const std::string& e : report->errors) std::cerr << "topoctl placement sync: " << e << "\n";
+  for (const std::string& e : report->errors) std::cerr << "topoctl: placement sync: " << e << "\n";
   return report->ok() ? kExitOk : kExitRefused;
 }
 
@@ -275,8 +289,7 @@ void AddTreeFlags(CLI::App* cmd, TreeFlags* flags) {
         return value.empty() ? std::string("must not be empty") : std::string();
       },
       "NON-EMPTY");
-  cmd->add_option("--input", flags->input, "hwloc XML file of the node instead of the daemon's")
-      ->check(non_empty);
+  AddMachineFlags(cmd, &flags->machine, "of the node instead of the daemon's");
   cmd->add_option("--config", flags->config,
                   "topologyd config file: reserved CPUs and memory, CPU policy, device pools")
       ->check(non_empty);

@@ -26,18 +26,18 @@ int RunReplay(const std::string& path, const GlobalOptions& globals) {
     } else {
       std::ifstream in(path, std::ios::binary);
       if (!in) {
-        std::cerr << "topoctl replay: cannot read " << path << "\n";
+        std::cerr << "topoctl: replay: cannot read " << path << "\n";
         return kExitRefused;
       }
       parity_case = nlohmann::json::parse(in);
     }
   } catch (const nlohmann::json::exception& e) {
-    std::cerr << "topoctl replay: " << path << ": not JSON: " << e.what() << "\n";
+    std::cerr << "topoctl: replay: " << path << ": not JSON: " << e.what() << "\n";
     return kExitRefused;
   }
   absl::StatusOr<nlohmann::json> result = ReplayCase(parity_case);
   if (!result.ok()) {
-    std::cerr << "topoctl replay: " << path << ": " << result.status().message() << "\n";
+    std::cerr << "topoctl: replay: " << path << ": " << result.status().message() << "\n";
     return kExitRefused;
   }
   PrintDocument(
@@ -53,6 +53,7 @@ void InstallReplay(CLI::App& root, CommandContext& context) {
   cmd->add_option("--input-case", *path, "the case as JSON (docs/cli.md, replay); - for stdin")
       ->required();
   cmd->callback([path, &context] {
+    context.formats = {"json", "yaml"};  // a decision list to compare, not a table
     context.action = [path, &context] { return RunReplay(*path, *context.globals); };
   });
 }

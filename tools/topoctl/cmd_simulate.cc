@@ -31,6 +31,7 @@
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_client.h"
+#include "tools/topoctl/support_machine.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_simulate_inputs.h"
 
@@ -42,8 +43,7 @@ namespace topo = topologyd::topology;
 
 struct SimulateFlags {
   std::vector<std::string> workload;
-  std::string input;
-  std::string synthetic;
+  MachineFlags machine;
   std::string config;
   int repeat = 1;
   std::string order = "given";
@@ -51,20 +51,17 @@ struct SimulateFlags {
   int release_after = 0;  // 0 = pods stay
   std::vector<std::string> compare;
   double ns_per_combination = simulate::kKubeletNsPerCombination;
-  std::string output;  // empty: the global --output
 };
 
 int SimulateFail(int code, const std::string& message) {
-  std::cerr << "topoctl simulate: " << message << "\n";
+  std::cerr << "topoctl: simulate: " << message << "\n";
   return code;
 }
 
 absl::StatusOr<topo::Topology> SimulatedMachine(const SimulateFlags& flags, const GlobalOptions& g,
                                                 std::string& described) {
-  if (!flags.input.empty() || !flags.synthetic.empty()) {
-    const topo::TopologySource source = flags.input.empty()
-                                            ? topo::TopologySource::Synthetic(flags.synthetic)
-                                            : topo::TopologySource::Xml(flags.input);
+  if (flags.machine.given()) {
+    const topo::TopologySource source = flags.machine.Source();
     described = topo::DescribeSource(source);
     return topo::LoadTopology(source);
   }
@@ -91,9 +88,6 @@ void PrintSimulateTable(const simulate::Report& report) {
 
 int RunSimulate(const SimulateFlags& flags, const GlobalOptions& globals) {
   using namespace topologyd;
-  if (!flags.input.empty() && !flags.synthetic.empty()) {
-    return SimulateFail(kExitUsage, "give --input or --synthetic, not both");
-  }
   if (flags.release_after < 0) return SimulateFail(kExitUsage, "--release-after must be 0 or more");
   if (flags.ns_per_combination <= 0) {
     return SimulateFail(kExitUsage, "--ns-per-combination must be above 0");
@@ -144,7 +138,7 @@ int RunSimulate(const SimulateFlags& flags, const GlobalOptions& globals) {
     report.variants.push_back({(*variants)[i].name, *std::move(run)});
   }
 
-  const std::string output = flags.output.empty() ? globals.output : flags.output;
+  const std::string& output = globals.output;
   if (output == "html") {
     std::cout << simulate::ReportHtml(report);
   } else if (output == "json" || output == "yaml") {
@@ -163,9 +157,7 @@ void InstallSimulate(CLI::App& root, CommandContext& context) {
   cmd->add_option("workload", flags->workload,
                   "Pod manifest files (YAML streams allowed) or directories of them")
       ->required();
-  cmd->add_option("--input", flags->input, "hwloc XML file of the machine");
-  cmd->add_option("--synthetic", flags->synthetic,
-                  "hwloc synthetic description of the machine, e.g. \"pack:2 numa:4 core:8 pu:2\"");
+  AddMachineFlags(cmd, &flags->machine, "of the machine (default: the daemon's)");
   cmd->add_option("--config", flags->config, "topologyd config file of the node (daemon schema)")
       ->required();
   cmd->add_option("--repeat", flags->repeat, "admit every manifest this many times")
@@ -183,9 +175,8 @@ void InstallSimulate(CLI::App& root, CommandContext& context) {
   cmd->add_option("--ns-per-combination", flags->ns_per_combination,
                   "cost of one combination of kubelet's merge, nanoseconds")
       ->capture_default_str();
-  cmd->add_option("-o,--output", flags->output, "output format (default: the global --output)")
-      ->check(CLI::IsMember({"table", "json", "yaml", "html"}));
   cmd->callback([flags, &context] {
+    context.formats = {"table", "json", "yaml", "html"};
     context.action = [flags, &context] { return RunSimulate(*flags, *context.globals); };
   });
 }

@@ -96,23 +96,23 @@ int RunImport(const ImportOptions& o) {
   std::string advice;
   absl::StatusOr<st::State> state = Import(fs, o, &advice);
   if (!state.ok()) {
-    std::cerr << "topoctl state import-kubelet: " << state.status().message() << "\n";
+    std::cerr << "topoctl: state import-kubelet: " << state.status().message() << "\n";
     return kExitRefused;
   }
   absl::StatusOr<std::string> bytes = st::EncodeState(*state);
   if (!bytes.ok()) {
-    std::cerr << "topoctl state import-kubelet: " << bytes.status().message() << "\n";
+    std::cerr << "topoctl: state import-kubelet: " << bytes.status().message() << "\n";
     return kExitRefused;
   }
   if (o.out.empty()) {
     std::cout << *bytes;
     std::cout.flush();
     if (!std::cout) {
-      std::cerr << "topoctl state import-kubelet: cannot write to standard output\n";
+      std::cerr << "topoctl: state import-kubelet: cannot write to standard output\n";
       return kExitRefused;
     }
   } else if (absl::Status s = WriteOut(fs, o.out, *bytes, o.force); !s.ok()) {
-    std::cerr << "topoctl state import-kubelet: " << s.message() << "\n";
+    std::cerr << "topoctl: state import-kubelet: " << s.message() << "\n";
     return kExitRefused;
   }
   std::cerr << Summary(*state) << (o.out.empty() ? "" : fmt::format("; wrote {}", o.out)) << "\n"

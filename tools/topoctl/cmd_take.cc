@@ -19,13 +19,14 @@
 #include "lib/hints/numa_mask.h"
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_machine.h"
 #include "tools/topoctl/support_output.h"
 
 namespace topoctl {
 namespace {
 
 struct TakeFlags {
-  std::string topology;
+  MachineFlags machine;
   std::string available;
   int count = 0;
   std::string reserved;
@@ -34,15 +35,15 @@ struct TakeFlags {
   std::optional<std::string> affinity;
 };
 
-int Fail(int code, const std::string& message) {
-  std::cerr << "topoctl take: " << message << "\n";
+int TakeFail(int code, const std::string& message) {
+  std::cerr << "topoctl: take: " << message << "\n";
   return code;
 }
 
 std::optional<topologyd::CpuSet> ParseList(const std::string& flag, const std::string& text) {
   absl::StatusOr<topologyd::CpuSet> set = topologyd::CpuSet::Parse(text);
   if (!set.ok()) {
-    std::cerr << "topoctl take: bad " << flag << " \"" << text
+    std::cerr << "topoctl: take: bad " << flag << " \"" << text
               << "\": " << std::string(set.status().message()) << "\n";
     return std::nullopt;
   }
@@ -51,7 +52,10 @@ std::optional<topologyd::CpuSet> ParseList(const std::string& flag, const std::s
 
 int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   using namespace topologyd;
-  if (flags.count < 0) return Fail(kExitUsage, "--count must not be negative");
+  if (!flags.machine.given()) {
+    return TakeFail(kExitUsage, "give the machine: --input FILE.xml or --synthetic DESC");
+  }
+  if (flags.count < 0) return TakeFail(kExitUsage, "--count must not be negative");
   std::map<std::string, std::string> raw_options;
   for (const std::string& option : flags.options) {
     const size_t eq = option.find('=');
@@ -76,17 +80,18 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
       raw_options, cpu::PolicyOptionGates{.alpha_options = true, .beta_options = true});
   if (flags.cpu_group_size.has_value()) {
     if (!options.ok() || !options->distribute_cpus_across_numa) {
-      return Fail(kExitUsage, "--cpu-group-size needs --option distribute-cpus-across-numa");
+      return TakeFail(kExitUsage, "--cpu-group-size needs --option distribute-cpus-across-numa");
     }
-    if (*flags.cpu_group_size < 1) return Fail(kExitUsage, "--cpu-group-size must be at least 1");
+    if (*flags.cpu_group_size < 1)
+      return TakeFail(kExitUsage, "--cpu-group-size must be at least 1");
   }
-  if (!options.ok()) return Fail(kExitRefused, std::string(options.status().message()));
+  // A bad --option is a bad flag value: bad usage, as CLI11's own refusals are.
+  if (!options.ok()) {
+    return TakeFail(kExitUsage, "--option: " + std::string(options.status().message()));
+  }
 
-  topology::TopologySource source;
-  source.kind = topology::TopologySource::Kind::kXml;
-  source.path = flags.topology;
-  absl::StatusOr<topology::Topology> machine = topology::LoadTopology(source);
-  if (!machine.ok()) return Fail(kExitRefused, std::string(machine.status().message()));
+  absl::StatusOr<topology::Topology> machine = topology::LoadTopology(flags.machine.Source());
+  if (!machine.ok()) return TakeFail(kExitRefused, std::string(machine.status().message()));
   cpu::CpuTopology cpus = cpu::FromTopology(*machine);
   // kubelet's CPU Manager never sees a CPU outside every NUMA node, so naming one here cannot
   // describe a real shared pool; without this check it would count as available but never be
@@ -96,14 +101,14 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
     const CpuSet absent = set->Difference(machine->AllCpus());
     const CpuSet outside_numa = set->Difference(cpus.Cpus()).Difference(absent);
     if (!absent.IsEmpty()) {
-      return Fail(kExitUsage, fmt::format("{} names CPUs {}, which the topology does not have",
-                                          flag, absent.ToString()));
+      return TakeFail(kExitUsage, fmt::format("{} names CPUs {}, which the topology does not have",
+                                              flag, absent.ToString()));
     }
     if (!outside_numa.IsEmpty()) {
-      return Fail(kExitUsage,
-                  fmt::format("{} names CPUs {}, which belong to no NUMA node; kubelet's CPU "
-                              "Manager does not use such CPUs",
-                              flag, outside_numa.ToString()));
+      return TakeFail(kExitUsage,
+                      fmt::format("{} names CPUs {}, which belong to no NUMA node; kubelet's CPU "
+                                  "Manager does not use such CPUs",
+                                  flag, outside_numa.ToString()));
     }
   }
 
@@ -113,8 +118,8 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
     for (int id : *affinity_ids) {
       const int position = cpus.numa().Position(id);
       if (position < 0 || position >= hints::NumaMask::kMaxNodes) {
-        return Fail(kExitUsage, "--affinity names NUMA node " + std::to_string(id) +
-                                    ", which the topology does not have");
+        return TakeFail(kExitUsage, "--affinity names NUMA node " + std::to_string(id) +
+                                        ", which the topology does not have");
       }
       bits |= uint64_t{1} << position;
     }
@@ -123,9 +128,11 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
 
   absl::Status machine_ok =
       cpu::ValidateStaticPolicyOptionsForMachine(*options, cpus, "best-effort");
-  if (!machine_ok.ok()) return Fail(kExitRefused, std::string(machine_ok.message()));
+  // Options or reserved CPUs this machine cannot take are flag values to fix: bad usage too.
+  if (!machine_ok.ok())
+    return TakeFail(kExitUsage, "--option: " + std::string(machine_ok.message()));
   absl::StatusOr<cpu::StaticPolicy> policy = cpu::StaticPolicy::Create(cpus, *options, *reserved);
-  if (!policy.ok()) return Fail(kExitRefused, std::string(policy.status().message()));
+  if (!policy.ok()) return TakeFail(kExitUsage, std::string(policy.status().message()));
   if (flags.cpu_group_size.has_value()) {
     cpu::TakeOptions take = policy->take_options();
     take.cpu_group_size = *flags.cpu_group_size;
@@ -140,8 +147,8 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   request.exclusive_cpus = flags.count;
   absl::StatusOr<cpu::Allocation> allocation = policy->Allocate(state, request, affinity);
   if (!allocation.ok()) {
-    return Fail(kExitRefused, cpu::RejectionReason(allocation.status()) + ": " +
-                                  std::string(allocation.status().message()));
+    return TakeFail(kExitRefused, cpu::RejectionReason(allocation.status()) + ": " +
+                                      std::string(allocation.status().message()));
   }
   const std::string list = allocation->cpus.ToString();
   if (globals.format() == OutputFormat::kJson) {
@@ -158,7 +165,7 @@ void InstallTake(CLI::App& root, CommandContext& context) {
   auto flags = std::make_shared<TakeFlags>();
   CLI::App* take = root.add_subcommand(
       "take", "kubelet's static-policy CPU choice for one Guaranteed container (offline)");
-  take->add_option("--topology", flags->topology, "hwloc XML file of the machine")->required();
+  AddMachineFlags(take, &flags->machine, "of the machine");
   take->add_option("--available", flags->available, "shared pool (cpu list)")->required();
   take->add_option("--count", flags->count, "exclusive CPUs requested")->required();
   take->add_option("--reserved", flags->reserved, "reserved CPUs (cpu list)");

@@ -41,7 +41,7 @@ absl::StatusOr<topo::Topology> FetchFromDaemon(const GlobalOptions& g) {
   }
   auto topology = topologyd::rpc::TopologyFromProto(response.topology());
   if (!topology.ok()) {
-    std::cerr << "topoctl topology: the daemon sent an unreadable topology: "
+    std::cerr << "topoctl: topology: the daemon sent an unreadable topology: "
               << topology.status().message() << "\n";
   }
   return topology;
@@ -55,7 +55,7 @@ int RunTopology(const TopologyOptions& options, const GlobalOptions& g) {
     if (!options.synthetic.empty()) source = topo::TopologySource::Synthetic(options.synthetic);
     topology = topo::LoadTopology(source);
     if (!topology.ok()) {
-      std::cerr << "topoctl topology: " << topology.status().message() << "\n";
+      std::cerr << "topoctl: topology: " << topology.status().message() << "\n";
       return kExitRefused;
     }
   } else {
@@ -101,7 +101,7 @@ void InstallTopology(CLI::App& root, CommandContext& context) {
   live->excludes(input);
   live->excludes(synthetic);
   command->callback([options, &context] {
-    context.accepts_svg = true;
+    context.formats = {"table", "json", "yaml", "svg"};
     context.action = [options, &context] { return RunTopology(*options, *context.globals); };
   });
 }

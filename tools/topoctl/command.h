@@ -23,7 +23,9 @@ enum class OutputFormat { kTable, kJson, kYaml };
 // Options shared by every command; filled in by CLI11 before any action runs.
 struct GlobalOptions {
   std::string socket = "/run/topologyd/topologyd.sock";
-  std::string output = "table";  // table | json | yaml | svg (topology and allocations only)
+  // table | json | yaml | svg | html, one of the selected command's formats; when -o is not
+  // given, main() sets the command's default before its action runs.
+  std::string output;
   OutputFormat format() const;
 };
 
@@ -32,8 +34,9 @@ struct GlobalOptions {
 struct CommandContext {
   const GlobalOptions* globals = nullptr;
   std::function<int()> action;
-  // Set by the commands that draw `-o svg` (a picture); the others refuse it as bad usage.
-  bool accepts_svg = false;
+  // The `-o` formats the selected command prints, its default first; a command that prints
+  // others sets them in its callback, and main() refuses any other by name (bad usage).
+  std::vector<std::string> formats = {"table", "json", "yaml"};
 };
 
 using CommandInstaller = std::function<void(CLI::App& root, CommandContext& context)>;

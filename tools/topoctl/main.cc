@@ -1,11 +1,18 @@
 // topoctl: the topologyd command-line client. Online commands talk to the daemon over its
 // Unix socket; offline "what-if" commands run the same library code locally.
+#include <algorithm>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
+#include "fmt/format.h"
 
+#include "lib/common/nearest_name.h"
 #include "lib/common/version.h"
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_errors.h"
 
 namespace topoctl {
 
@@ -14,6 +21,76 @@ std::vector<CommandInstaller>& CommandInstallers() {
   return installers;
 }
 
+namespace {
+
+// Commands register in link order, which a unity build shuffles; --help lists them by name.
+class SortedCommandsFormatter : public CLI::Formatter {
+ public:
+  std::string make_subcommands(const CLI::App* app, CLI::AppFormatMode mode) const override {
+    std::vector<const CLI::App*> commands = app->get_subcommands(
+        [](const CLI::App* c) { return !c->get_name().empty() && !c->get_group().empty(); });
+    if (commands.empty()) return "";
+    std::sort(commands.begin(), commands.end(),
+              [](const CLI::App* a, const CLI::App* b) { return a->get_name() < b->get_name(); });
+    std::string out = "\nCommands:\n";
+    for (const CLI::App* c : commands) {
+      out += mode == CLI::AppFormatMode::All ? c->help(c->get_name(), CLI::AppFormatMode::Sub)
+                                             : make_subcommand(c);
+    }
+    return out;
+  }
+};
+
+// The first word that is neither a global flag nor a global flag's value: the command typed.
+std::optional<std::string> TypedCommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--socket" || arg == "-o" || arg == "--output") {
+      ++i;
+    } else if (!arg.starts_with("-")) {
+      return std::string(arg);
+    }
+  }
+  return std::nullopt;
+}
+
+// `topoctl statsu`: name the word and the command it most likely meant, as kubectl does,
+// instead of CLI11's "A subcommand is required".
+std::optional<int> RefuseUnknownCommand(const CLI::App& app, int argc, char** argv) {
+  const std::optional<std::string> typed = TypedCommand(argc, argv);
+  if (!typed) return std::nullopt;
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(c->get_name());
+  }
+  if (std::find(names.begin(), names.end(), *typed) != names.end()) return std::nullopt;
+  std::string message = fmt::format("topoctl: unknown command \"{}\"", *typed);
+  if (std::optional<std::string> near = topologyd::NearestName(*typed, names)) {
+    message += fmt::format("; did you mean \"{}\"?", *near);
+  }
+  std::cerr << message << " (see topoctl --help)\n";
+  return kExitUsage;
+}
+
+// "placement sync": the selected command as typed, nested names included.
+std::string SelectedCommand(const CLI::App& app) {
+  std::string name;
+  for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    name += (name.empty() ? "" : " ") + at->get_name();
+  }
+  return name;
+}
+
+std::string FormatList(const std::vector<std::string>& formats) {
+  std::string out;
+  for (size_t i = 0; i < formats.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i];
+  }
+  return out;
+}
+
+}  // namespace
 }  // namespace topoctl
 
 int main(int argc, char** argv) {
@@ -21,16 +98,21 @@ int main(int argc, char** argv) {
   topoctl::CommandContext context;
   context.globals = &globals;
 
-  CLI::App app{"topoctl: inspect and drive topologyd, or ask it what-if questions offline"};
+  CLI::App app{"topoctl: inspect and drive topologyd, or ask it what-if questions offline",
+               "topoctl"};
+  app.formatter(std::make_shared<topoctl::SortedCommandsFormatter>());
+  app.footer("Documentation: docs/cli.md; topoctl COMMAND --help for a command's flags.");
   app.set_version_flag("--version", std::string("topoctl ") + topologyd::kVersion);
   app.require_subcommand(1);
   app.fallthrough();
   app.add_option("--socket", globals.socket, "daemon socket path")->capture_default_str();
-  app.add_option("-o,--output", globals.output, "output format")
-      ->check(CLI::IsMember({"table", "json", "yaml", "svg"}))
-      ->capture_default_str();
+  app.add_option("-o,--output", globals.output,
+                 "output format: table (default), json, yaml; svg for topology and allocations, "
+                 "html for simulate")
+      ->check(CLI::IsMember({"table", "json", "yaml", "svg", "html"}));
   for (const auto& install : topoctl::CommandInstallers()) install(app, context);
 
+  if (std::optional<int> code = topoctl::RefuseUnknownCommand(app, argc, argv)) return *code;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -42,9 +124,14 @@ int main(int argc, char** argv) {
     std::cerr << "topoctl: no command given; see topoctl --help\n";
     return topoctl::kExitUsage;
   }
-  if (globals.output == "svg" && !context.accepts_svg) {
-    std::cerr << "topoctl: --output svg is for the topology and allocations commands\n";
-    return topoctl::kExitUsage;
+  const std::string command = topoctl::SelectedCommand(app);
+  if (globals.output.empty()) {
+    globals.output = context.formats.front();
+  } else if (std::find(context.formats.begin(), context.formats.end(), globals.output) ==
+             context.formats.end()) {
+    return topoctl::Fail(command, topoctl::kExitUsage,
+                         fmt::format("-o {} is not supported here; {} prints {}", globals.output,
+                                     command, topoctl::FormatList(context.formats)));
   }
   return context.action();
 }

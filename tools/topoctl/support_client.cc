@@ -1,6 +1,7 @@
 #include "tools/topoctl/support_client.h"
 
 #include <iostream>
+#include <string>
 
 #include "tools/topoctl/command.h"
 
@@ -24,7 +25,16 @@ int ReportRpcError(const std::string& what, const grpc::Status& status, const st
   const bool unreachable =
       status.error_code() == grpc::StatusCode::UNAVAILABLE &&
       status.error_message().find("the change is not acknowledged") == std::string::npos;
-  if (unreachable) {
+  // A socket that is there but not ours to open: the daemon runs, so asking whether it does
+  // would send the user the wrong way.
+  const bool denied =
+      unreachable && (status.error_message().find("Permission denied") != std::string::npos ||
+                      status.error_message().find("EACCES") != std::string::npos);
+  if (denied) {
+    std::cerr << " (" << socket
+              << " is not open to this user: run as root or as a member of the socket's group, "
+                 "configuration key socket.group)";
+  } else if (unreachable) {
     std::cerr << " (is topologyd running and listening on " << socket << "? use --socket)";
   }
   std::cerr << "\n";

@@ -1,36 +1,26 @@
 #include "tools/topoctl/support_pods.h"
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <limits>
-#include <sstream>
 
 #include "fmt/format.h"
 
 #include "lib/common/absl_fmt.h"
 #include "lib/pod/pod_manifest.h"
 #include "lib/rpc/pod_proto.h"
+#include "tools/topoctl/support_errors.h"
 #include "tools/topoctl/support_output.h"
 
 namespace topoctl {
 
 absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
                                                   const std::string& default_uid) {
-  std::string text;
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return absl::NotFoundError(fmt::format("{}: cannot read the file", file));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
+  absl::StatusOr<std::string> text = ReadInputFile(file, "a Pod manifest");
+  if (!text.ok()) return text.status();
   const std::string name = file == "-" ? "<stdin>" : file;
   // The daemon applies its configured container bound.
   constexpr size_t kNoContainerBound = std::numeric_limits<size_t>::max();
-  auto pod = topologyd::pod::ParsePodManifest(text, kNoContainerBound);
+  auto pod = topologyd::pod::ParsePodManifest(*text, kNoContainerBound);
   if (!pod.ok()) {
     return absl::InvalidArgumentError(fmt::format("{}: {}", name, pod.status().message()));
   }

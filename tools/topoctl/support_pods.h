@@ -18,7 +18,8 @@ namespace topoctl {
 // that mistakes are reported against the file before anything is sent; all but the container
 // count, which the daemon bounds by its own configuration (limits.containersPerPod), unknown
 // here. An empty metadata.uid is replaced by `default_uid` when that is non-empty, else refused.
-// INVALID_ARGUMENT (or NOT_FOUND for a missing file) with a message starting with the file.
+// INVALID_ARGUMENT (or the reason it cannot be read: NOT_FOUND, ...) with a message starting
+// with the file.
 absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
                                                   const std::string& default_uid = "");
 
