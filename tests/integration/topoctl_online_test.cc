@@ -289,6 +289,22 @@ TEST_F(TopoctlOnlineTest, AdmitReadsStdinAndPrintsATable) {
   EXPECT_THAT(r.out, HasSubstr("app"));
 }
 
+// Admitting a held pod again answers with what it holds; a different spec is named, not hidden.
+TEST_F(TopoctlOnlineTest, ReadmittingWithAnotherSpecSaysWhatDiffers) {
+  const std::string first = dir_.Write("first.yaml", GuaranteedPod(kUid, "2"));
+  ASSERT_EQ(Topoctl({"admit", "-f", first}).exit_code, 0);
+  CommandResult same = Topoctl({"admit", "-f", first});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_TRUE(same.err.empty()) << same.err;
+
+  const std::string bigger = dir_.Write("bigger.yaml", GuaranteedPod(kUid, "4"));
+  CommandResult r = Topoctl({"admit", "-f", bigger});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("topoctl: admit: pod " + std::string(kUid) +
+                               " was already admitted with another spec and keeps its allocation"));
+  EXPECT_THAT(r.err, HasSubstr("container app asks 4 CPUs, holds 2 ("));
+}
+
 TEST_F(TopoctlOnlineTest, ExplainOnlineShowsHintsAndMergeWithoutChangingState) {
   const std::string pod = dir_.Write("pod.yaml", GuaranteedPod(kUid, "2"));
   CommandResult r = Topoctl({"explain", "-f", pod, "--output", "json"});

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 
@@ -30,7 +31,18 @@ int RunAdmit(const GlobalOptions& g, const std::string& pod_file) {
   if (!s.ok()) return ReportRpcError("admit", s, g.socket);
 
   nlohmann::json doc = DecisionToJson(response);
-  PrintResult(doc, g.format(), PrintDecisionTable);
+  const ContainerMarks marks = MarksOf(request.pod());
+  PrintResult(doc, g.format(),
+              [&marks](const nlohmann::json& decision) { PrintDecisionTable(decision, marks); });
+  // Admission is idempotent by uid: a held pod keeps what it holds. Say so when the manifest
+  // asks for something else, rather than let "admitted" suggest it was admitted as written.
+  if (std::vector<std::string> differences = DifferencesFromHeld(request.pod(), response);
+      !differences.empty()) {
+    std::cerr << "topoctl: admit: pod " << request.pod().uid()
+              << " was already admitted with another spec and keeps its allocation (release it "
+                 "to admit this one):\n";
+    for (const std::string& d : differences) std::cerr << "  " << d << "\n";
+  }
   if (!response.admitted()) {
     std::cerr << "topoctl: admit: refused: " << response.reason() << ": " << response.message()
               << "\n";

@@ -26,8 +26,8 @@
 #include "lib/topology/hwloc_source.h"
 #include "tools/topoctl/command.h"
 #include "tools/topoctl/support_errors.h"
-#include "tools/topoctl/support_explain_offline.h"
 #include "tools/topoctl/support_explain_online.h"
+#include "tools/topoctl/support_explain_table.h"
 #include "tools/topoctl/support_machine.h"
 #include "tools/topoctl/support_output.h"
 
@@ -83,15 +83,19 @@ int RunExplain(const ExplainFlags& flags, const GlobalOptions& globals) {
   if (!result.ok()) return ExplainFail(kExitRefused, std::string(result.status().message()));
 
   if (globals.format() == OutputFormat::kTable) {
-    PrintOfflineExplainTable(*node, *pod, *result);
+    ContainerMarks marks;
+    for (const pod::Container& c : pod->init_containers) {
+      marks[c.name] = c.restart_always ? " (sidecar)" : " (init)";
+    }
+    PrintExplainTable(admission::AdmissionResultToJson(*node, *result, /*with_explanation=*/true),
+                      marks);
   } else {
     PrintDocument(admission::AdmissionResultToJson(*node, *result, /*with_explanation=*/true),
                   globals.format());
   }
   if (!result->admitted) {
-    std::cerr << "topoctl: explain: the pod would be rejected: " << result->reason << ": "
-              << result->message << "\n";
-    return kExitRefused;
+    return ExplainFail(kExitRefused,
+                       "the pod would be refused: " + result->reason + ": " + result->message);
   }
   return kExitOk;
 }

@@ -3,7 +3,8 @@
 //
 // The reply is read back into the domain value (lib/rpc ExplainResponseToResult) and
 // rendered by lib/admission/admission_json.h, the offline explain's renderer, so
-// --output json|yaml prints exactly the offline document. The table form is for people.
+// --output json|yaml prints exactly the offline document, and the table
+// (support_explain_table.h) is the offline one.
 #pragma once
 
 #include <string>
@@ -24,9 +25,5 @@ int RunOnlineExplain(const GlobalOptions& g, const std::string& pod_file);
 // The JSON document above, built from the daemon's reply alone; null for a reply
 // ExplainResponseToResult cannot read.
 nlohmann::json ExplainResponseToJson(const topologyd::v1::ExplainResponse& response);
-
-// Prints that document as the table for people: the decision, then per merge its hints and
-// merged hint, and "merge given up: MESSAGE" for a merge given up at its limits.
-void PrintExplainTable(const nlohmann::json& doc);
 
 }  // namespace topoctl

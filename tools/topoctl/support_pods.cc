@@ -2,11 +2,15 @@
 
 #include <iostream>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "fmt/format.h"
 
 #include "lib/common/absl_fmt.h"
+#include "lib/cpuset/cpuset.h"
 #include "lib/pod/pod_manifest.h"
+#include "lib/pod/quantity.h"
 #include "lib/rpc/pod_proto.h"
 #include "tools/topoctl/support_errors.h"
 #include "tools/topoctl/support_output.h"
@@ -37,6 +41,45 @@ absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
     return absl::InvalidArgumentError(fmt::format("{}: {}", name, checked.status().message()));
   }
   return request;
+}
+
+std::vector<std::string> DifferencesFromHeld(const topologyd::v1::Pod& request,
+                                             const topologyd::v1::AdmitResponse& response) {
+  std::vector<std::string> differences;
+  if (!response.admitted()) return differences;
+  std::map<std::string, const topologyd::v1::ContainerAllocation*> held;
+  for (const auto& c : response.containers()) held[c.name()] = &c;
+  std::set<std::string> asked;
+  for (const auto* list : {&request.init_containers(), &request.containers()}) {
+    for (const topologyd::v1::Container& c : *list) {
+      asked.insert(c.name());
+      auto it = held.find(c.name());
+      if (it == held.end()) {
+        differences.push_back(fmt::format("container {} is not in the admitted pod", c.name()));
+        continue;
+      }
+      // Exclusive CPUs are a whole CPU limit; the held count is what was admitted before.
+      auto limit = c.limits().find("cpu");
+      if (!it->second->exclusive() || limit == c.limits().end()) continue;
+      absl::StatusOr<topologyd::pod::Quantity> cpus =
+          topologyd::pod::Quantity::Parse(limit->second);
+      absl::StatusOr<topologyd::CpuSet> holds = topologyd::CpuSet::Parse(it->second->cpus());
+      if (!cpus.ok() || !holds.ok() || !cpus->AsInt64()) continue;
+      if (*cpus->AsInt64() != holds->Size()) {
+        differences.push_back(fmt::format("container {} asks {} CPUs, holds {} ({})", c.name(),
+                                          *cpus->AsInt64(), holds->Size(), it->second->cpus()));
+      }
+    }
+  }
+  for (const auto& [name, allocation] : held) {
+    if (!asked.contains(name)) {
+      differences.push_back(
+          fmt::format("the admitted pod has container {}, which this manifest "
+                      "does not",
+                      name));
+    }
+  }
+  return differences;
 }
 
 nlohmann::json AllocationToJson(const topologyd::v1::ContainerAllocation& c, bool with_binding) {
@@ -89,7 +132,15 @@ std::vector<std::string> AllocationCells(const nlohmann::json& c) {
           IdList(c["numa_affinity"]), IdList(c["memory_numa"]), devices.empty() ? "-" : devices};
 }
 
-void PrintDecisionTable(const nlohmann::json& decision) {
+ContainerMarks MarksOf(const topologyd::v1::Pod& pod) {
+  ContainerMarks marks;
+  for (const topologyd::v1::Container& c : pod.init_containers()) {
+    marks[c.name()] = c.restart_policy() == "Always" ? " (sidecar)" : " (init)";
+  }
+  return marks;
+}
+
+void PrintDecisionTable(const nlohmann::json& decision, const ContainerMarks& marks) {
   if (decision["admitted"].get<bool>()) {
     std::cout << "admitted\n";
   } else {
@@ -99,7 +150,9 @@ void PrintDecisionTable(const nlohmann::json& decision) {
   if (decision["containers"].empty()) return;
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : decision["containers"]) {
-    std::vector<std::string> row = {c["name"].get<std::string>()};
+    const std::string name = c["name"].get<std::string>();
+    const auto mark = marks.find(name);
+    std::vector<std::string> row = {name + (mark == marks.end() ? "" : mark->second)};
     for (std::string& cell : AllocationCells(c)) row.push_back(std::move(cell));
     rows.push_back(std::move(row));
   }

@@ -3,6 +3,7 @@
 // in the JSON shapes of docs/cli.md (`admit`, `allocations`) and as table cells.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ namespace topoctl {
 absl::StatusOr<topologyd::v1::Pod> LoadPodRequest(const std::string& file,
                                                   const std::string& default_uid = "");
 
+// What an Admit answer shows the daemon did not admit from `request`: the daemon answers a
+// pod it already holds (by uid) with the allocation it holds, whatever the manifest now says.
+// One line per difference ("container app asks 4 CPUs, holds 2", "container db is not in the
+// admitted pod"); empty when the answer fits the request (or it was refused).
+std::vector<std::string> DifferencesFromHeld(const topologyd::v1::Pod& request,
+                                             const topologyd::v1::AdmitResponse& response);
+
 // {"name", "cpus", "exclusive", "numa_affinity", "memory_numa", "devices"}, plus
 // "container_id" and "cgroup" when `with_binding`.
 nlohmann::json AllocationToJson(const topologyd::v1::ContainerAllocation& c, bool with_binding);
@@ -37,7 +45,14 @@ std::vector<std::string> AllocationCells(const nlohmann::json& c);
 // "0,1" for [0,1]; "-" for an empty list.
 std::string IdList(const nlohmann::json& ids);
 
+// What the CONTAINER column adds to a container's name: " (init)" for an init container,
+// " (sidecar)" for a restartable one; nothing for the others.
+using ContainerMarks = std::map<std::string, std::string>;
+
+// The marks of the containers of a Pod request.
+ContainerMarks MarksOf(const topologyd::v1::Pod& pod);
+
 // Prints a decision as a table (a summary line, then one row per container).
-void PrintDecisionTable(const nlohmann::json& decision);
+void PrintDecisionTable(const nlohmann::json& decision, const ContainerMarks& marks = {});
 
 }  // namespace topoctl

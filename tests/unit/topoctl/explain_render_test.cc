@@ -1,7 +1,7 @@
 // `topoctl explain`'s renderings of a decision, compiled in directly: the online JSON rebuilt
-// from the daemon's ExplainResponse equals the offline document, and both tables, for ordinary
-// merges and for a merge given up at its limits (which a daemon or hwloc machine with the
-// production limits never gives up, so the binaries cannot show it).
+// from the daemon's ExplainResponse equals the offline document, and so does the one table
+// both print, for ordinary merges and for a merge given up at its limits (which a daemon or hwloc
+// machine with the production limits never gives up, so the binaries cannot show it).
 #include <memory>
 #include <string>
 
@@ -12,8 +12,8 @@
 #include "lib/rpc/admission_proto.h"
 #include "tests/unit/admission/admission_test_util.h"
 #include "tools/topoctl/command.h"
-#include "tools/topoctl/support_explain_offline.h"
 #include "tools/topoctl/support_explain_online.h"
+#include "tools/topoctl/support_explain_table.h"
 
 namespace topoctl {
 
@@ -53,16 +53,17 @@ nlohmann::json OnlineDocument(const Case& c) {
   return ExplainResponseToJson(response);
 }
 
-std::string OnlineTable(const nlohmann::json& doc) {
+std::string Table(const nlohmann::json& doc, const ContainerMarks& marks = {}) {
   ::testing::internal::CaptureStdout();
-  PrintExplainTable(doc);
+  PrintExplainTable(doc, marks);
   return ::testing::internal::GetCapturedStdout();
 }
 
+std::string OnlineTable(const nlohmann::json& doc) { return Table(doc); }
+
+// What the offline form prints: the same table, of the offline document.
 std::string OfflineTable(const Case& c) {
-  ::testing::internal::CaptureStdout();
-  PrintOfflineExplainTable(c.node, c.pod, c.result);
-  return ::testing::internal::GetCapturedStdout();
+  return Table(AdmissionResultToJson(c.node, c.result, true));
 }
 
 TEST(ExplainRenderTest, OrdinaryMergesHaveNoLimitError) {
@@ -96,13 +97,37 @@ TEST(ExplainRenderTest, MergeGivenUpShowsItsLimitErrorOnlineAndOffline) {
 
   // Tables: one line under the given-up merge.
   const std::string online_table = OnlineTable(online);
-  EXPECT_THAT(online_table,
-              HasSubstr("any not preferred, refuse\nmerge given up: " + limit_error + "\n"));
+  EXPECT_THAT(online_table, HasSubstr("any not preferred, refused by the topology manager\n"
+                                      "merge given up: " +
+                                      limit_error + "\n"));
   EXPECT_EQ(online_table.find("given up"), online_table.rfind("given up"));  // once
-  const std::string offline_table = OfflineTable(c);
-  EXPECT_THAT(offline_table, HasSubstr("Container \"gpu\""));
-  EXPECT_THAT(offline_table, HasSubstr("-> reject\nMerge given up: " + limit_error + "\n"));
-  EXPECT_EQ(offline_table.find("given up"), offline_table.rfind("given up"));
+  EXPECT_THAT(online_table, HasSubstr("\ncontainer gpu\n"));
+  EXPECT_EQ(OfflineTable(c), online_table);
+}
+
+// One table online and offline: the decision in admit's words and columns first.
+TEST(ExplainRenderTest, OnlineAndOfflineTablesAreTheSame) {
+  const Case c = Explained(/*max_steps=*/0);
+  const std::string table = OnlineTable(OnlineDocument(c));
+  EXPECT_EQ(OfflineTable(c), table);
+  EXPECT_THAT(table, ::testing::StartsWith("admitted\nCONTAINER  CPUS"));
+  EXPECT_THAT(table, HasSubstr("MEMS"));
+  EXPECT_THAT(table, Not(HasSubstr("Decision:")));
+}
+
+// A pod the merge admits but the CPU manager refuses: nothing above the refusal says "admit".
+TEST(ExplainRenderTest, AMergeThatAdmitsDoesNotSayAdmitAboveARefusal) {
+  Case c{Node(BaseConfig("best-effort"), Machine(MachineSpec{})),
+         Pod("p1", {Ctr("app", {{"cpu", "512"}, {"memory", "1Gi"}})}),
+         {}};
+  absl::StatusOr<admission::AdmissionResult> r =
+      admission::Explain(c.node, c.node.empty_state, c.pod, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  c.result = *std::move(r);
+  ASSERT_FALSE(c.result.admitted);
+  const std::string table = OfflineTable(c);
+  EXPECT_THAT(table, ::testing::StartsWith("refused: "));
+  EXPECT_THAT(table, Not(HasSubstr("admit")));
 }
 
 // The offline table marks init containers and sidecars.
@@ -117,7 +142,8 @@ TEST(ExplainRenderTest, OfflineTableMarksInitContainersAndSidecars) {
   ASSERT_TRUE(r.ok()) << r.status();
   c.result = *std::move(r);
   ASSERT_TRUE(c.result.admitted) << c.result.message;
-  const std::string table = OfflineTable(c);
+  ContainerMarks marks = {{"setup", " (init)"}, {"proxy", " (sidecar)"}};
+  const std::string table = Table(AdmissionResultToJson(c.node, c.result, true), marks);
   EXPECT_THAT(table, HasSubstr("setup (init) "));
   EXPECT_THAT(table, HasSubstr("proxy (sidecar) "));
   EXPECT_THAT(table, Not(HasSubstr("app (")));
