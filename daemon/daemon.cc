@@ -323,6 +323,7 @@ absl::Status Daemon::StartEngine() {
        .fs = &fs_,
        .enforcer = *std::move(enforcer),
        .log = [](const std::string& line) { spdlog::info("{}", line); },
+       .log_warning = [](const std::string& line) { spdlog::warn("{}", line); },
        .log_error = [](const std::string& line) { spdlog::error("{}", line); },
        .events = metrics_.get()});
   if (!started.ok()) {

@@ -74,6 +74,7 @@ Engine::Engine(EngineOptions options, ledger::Ledger ledger, state::CheckpointSt
       stalled_write_after_(options.stalled_write_after),
       topology_(std::move(options.topology)),
       log_(options.log ? std::move(options.log) : [](const std::string&) {}),
+      log_warning_(options.log_warning ? std::move(options.log_warning) : log_),
       log_error_(options.log_error ? std::move(options.log_error) : [](const std::string&) {}),
       events_(options.events),
       config_(std::move(options.config)),
@@ -524,10 +525,13 @@ void Engine::ReconcileOnce(std::chrono::steady_clock::time_point now) {
     absl::StatusOr<uint64_t> released = Release(uid, bound.name, &still_bound);
     const std::string& name = bound.name;
     if (released.ok()) {
-      log_(
-          fmt::format("released pod {} container {}: its cgroup {} has been gone longer than "
-                      "cgroup.releaseGracePeriod",
-                      uid, name, bound.cgroup));
+      // A cgroup that never existed (a path given to Allocate by hand) looks the same as one
+      // whose container exited: say so, since the pod loses its CPUs either way.
+      log_warning_(fmt::format(
+          "released pod {} container {}: its cgroup {} (under the cgroup root) does not exist "
+          "and has not for longer than cgroup.releaseGracePeriod; topologyd takes that for a "
+          "container that is gone. Bind containers to the cgroup they run in",
+          uid, name, bound.cgroup));
     } else if (absl::IsAborted(released.status())) {
       log_(fmt::format("kept pod {} container {} whose cgroup {} is gone: {}", uid, name,
                        bound.cgroup, released.status().message()));

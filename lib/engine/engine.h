@@ -125,6 +125,9 @@ struct EngineOptions {
   state::FileSystem* fs = nullptr;              // checkpoint I/O; must outlive the engine
   std::unique_ptr<CpusetEnforcer> enforcer;     // null: no cgroup enforcement
   std::function<void(const std::string&)> log;  // notable events (releases by reconcile)
+  // What an operator may not have meant: a container released because its cgroup is gone.
+  // Null: `log`.
+  std::function<void(const std::string&)> log_warning;
   // Problems an operator must act on: checkpoint writes starting to fail.
   std::function<void(const std::string&)> log_error;
   // A checkpoint write running longer than this (a hung fsync: a dead disk or NFS server)
@@ -265,6 +268,7 @@ class Engine {
   const std::chrono::milliseconds stalled_write_after_;
   const std::shared_ptr<const topology::Topology> topology_;
   std::function<void(const std::string&)> log_;
+  std::function<void(const std::string&)> log_warning_;
   std::function<void(const std::string&)> log_error_;
   EngineEvents* const events_;
 

@@ -184,6 +184,7 @@ class EngineTest : public ::testing::Test {
     options.stalled_write_after = stalled_write_after_;
     options.clock = clock_;
     options.log = [this](const std::string& line) { Log(&info_log_, line); };
+    options.log_warning = [this](const std::string& line) { Log(&warning_log_, line); };
     options.log_error = [this](const std::string& line) { Log(&error_log_, line); };
     return Engine::Start(std::move(options));
   }
@@ -205,8 +206,9 @@ class EngineTest : public ::testing::Test {
   std::shared_ptr<const topology::Topology> topology_;
   state::PosixFileSystem posix_;
   std::mutex log_mu_;
-  std::vector<std::string> info_log_;   // guarded by log_mu_
-  std::vector<std::string> error_log_;  // guarded by log_mu_
+  std::vector<std::string> info_log_;     // guarded by log_mu_
+  std::vector<std::string> warning_log_;  // guarded by log_mu_
+  std::vector<std::string> error_log_;    // guarded by log_mu_
   // Runs once, inside the engine's next cgroup write (guarded by log_mu_).
   std::function<void()> on_next_cgroup_write_;
   std::chrono::milliseconds stalled_write_after_ = std::chrono::seconds(10);
@@ -508,6 +510,11 @@ TEST_F(EngineTest, ContainerGoneLongerThanGraceIsReleased) {
   EXPECT_EQ((*engine)->ListAllocations().state.pods.count("gone"), 1u) << "released too early";
   (*engine)->ReconcileOnce(t0 + std::chrono::seconds(31));
   EXPECT_EQ((*engine)->ListAllocations().state.pods.count("gone"), 0u);
+  // A warning that says why: the pod lost its CPUs, perhaps to a cgroup path given by hand.
+  ASSERT_EQ(Logged(warning_log_).size(), 1u);
+  EXPECT_THAT(Logged(warning_log_)[0],
+              HasSubstr("released pod gone container app: its cgroup pods/gone (under the cgroup "
+                        "root) does not exist"));
 }
 
 // Reconcile decides from a snapshot and releases afterwards; a container bound to a new,
