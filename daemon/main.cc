@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   std::string config_path = "/etc/topologyd/config.yaml";
   std::string check_path;
   app.set_version_flag("--version", std::string("topologyd ") + topologyd::kVersion);
+  app.footer(
+      "Configuration: docs/configuration.md (check a file with --check-config FILE); running "
+      "it: docs/operations.md; the client: topoctl --help, docs/cli.md.");
   app.add_option("-c,--config", config_path, "configuration file")->capture_default_str();
   app.add_option("--check-config", check_path, "validate this configuration file and exit");
   try {

@@ -40,6 +40,14 @@ nlohmann::json WaitForStatus(const std::string& socket, Pred pred) {
   return doc;
 }
 
+TEST(DaemonHelpTest, HelpPointsToTheDocs) {
+  CommandResult r = RunCommand({TopologydBinary(), "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--check-config"));
+  EXPECT_THAT(r.out, HasSubstr("docs/configuration.md"));
+  EXPECT_THAT(r.out, HasSubstr("docs/operations.md"));
+}
+
 TEST(DaemonCheckConfigTest, ShippedProductionConfigIsValid) {
   CommandResult r = RunCommand({TopologydBinary(), "--check-config",
                                 std::string(TOPOLOGYD_SOURCE_DIR) + "/config/topologyd.yaml"});
