@@ -257,6 +257,19 @@ absl::StatusOr<Allocation> StaticPolicy::Allocate(
   const CpuSet allocatable = AvailableCpus(state).Union(ReusableCpus(state, request));
   absl::StatusOr<CpuSet> cpus =
       AllocateFreeCpus(topology_, take_options_, allocatable, num_cpus, affinity);
+  if (absl::IsResourceExhausted(cpus.status())) {
+    // kubelet's text counts what is left after the hint's NUMA nodes were taken (64 CPUs asked
+    // reads "requested=41, available=0"): the request and the free CPUs come first.
+    absl::Status fuller(
+        cpus.status().code(),
+        fmt::format("not enough free CPUs: the container asks {} CPUs, {} are free "
+                    "for exclusive use (kubelet: {})",
+                    num_cpus, allocatable.Size(), std::string(cpus.status().message())));
+    cpus.status().ForEachPayload([&fuller](absl::string_view url, const absl::Cord& payload) {
+      fuller.SetPayload(url, payload);
+    });
+    return fuller;
+  }
   if (!cpus.ok()) return cpus.status();
 
   state.default_cpu_set = state.default_cpu_set.Difference(*cpus);

@@ -132,7 +132,8 @@ class StaticPolicy {
   // over NUMA positions; nullopt = none). A shared-pool request (exclusive_cpus == 0) leaves
   // the state unchanged; a container already in the state keeps its CPUs. Errors:
   // FAILED_PRECONDITION "SMT Alignment Error: ..." (reason SMTAlignmentError) under
-  // full-pcpus-only; RESOURCE_EXHAUSTED "not enough cpus available to satisfy request: ..."
+  // full-pcpus-only; RESOURCE_EXHAUSTED "not enough free CPUs: the container asks N CPUs, M
+  // are free for exclusive use (kubelet: not enough cpus available to satisfy request: ...)"
   // and other allocator errors (reason UnexpectedAdmissionError). See RejectionReason().
   absl::StatusOr<Allocation> Allocate(CpuState state, const ContainerRequest& request,
                                       const std::optional<hints::NumaMask>& affinity) const;
