@@ -151,13 +151,8 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
                                       std::string(allocation.status().message()));
   }
   const std::string list = allocation->cpus.ToString();
-  if (globals.format() == OutputFormat::kJson) {
-    std::cout << JsonText(nlohmann::json{{"cpus", list}}) << "\n";
-  } else if (globals.format() == OutputFormat::kYaml) {
-    PrintDocument(nlohmann::json{{"cpus", list}}, OutputFormat::kYaml);
-  } else {
-    std::cout << list << "\n";
-  }
+  PrintResult(nlohmann::json{{"cpus", list}}, globals.format(),
+              [&list](const nlohmann::json&) { std::cout << list << "\n"; });
   return kExitOk;
 }
 
