@@ -1,4 +1,4 @@
-// Offline admission as `topoctl explain --topology --config` runs it, on a fuzzed Pod manifest.
+// Offline admission as `topoctl explain --input --config` runs it, on a fuzzed Pod manifest.
 // The first byte picks the node (configuration x machine, % 5); the rest is the manifest. An
 // accepted pod is explained, its result rendered as topoctl prints it (JSON and YAML), then
 // admitted, admitted again on the new state (as after a restart) and released.

@@ -134,7 +134,7 @@ TEST_F(TopoctlPictureTest, SvgOnlyWhereThereIsAPictureAndBadInputChangesNothing)
 
   r = Topoctl({"allocations", "--config", config_, "--state", dir_.File("missing.json")});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("cannot read state file"));
+  EXPECT_THAT(r.err, HasSubstr("missing.json: cannot read: No such file or directory"));
 
   r = Topoctl({"allocations", "--state", bad_state});  // offline flags need --config
   EXPECT_EQ(r.exit_code, 2);

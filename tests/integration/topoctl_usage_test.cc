@@ -158,6 +158,17 @@ TEST_F(TopoctlUsageTest, UnreadableInputsSayWhy) {
   CommandResult directory = Topoctl({"admit", "-f", dir_.path()});
   EXPECT_EQ(directory.exit_code, 1);
   EXPECT_THAT(directory.err, HasSubstr(": is a directory; give a file holding a Pod manifest"));
+  // The same words from every command that reads a file.
+  for (const std::vector<std::string>& command : std::vector<std::vector<std::string>>{
+           {"merge", "--input", dir_.path()},
+           {"replay", "--input-case", dir_.path()},
+           {"explain", "-f", dir_.path(), "--synthetic", kMachine, "--config", config_}}) {
+    CommandResult r = Topoctl(command);
+    EXPECT_EQ(r.exit_code, 1) << command[0];
+    EXPECT_THAT(r.err, StartsWith("topoctl: " + command[0] + ": " + dir_.path() +
+                                  ": is a directory; give a file holding "))
+        << r.err;
+  }
   CommandResult empty = RunCommand({"/bin/sh", "-c", TopoctlBinary() + " admit -f - </dev/null"});
   EXPECT_EQ(empty.exit_code, 1);
   EXPECT_EQ(empty.err, "topoctl: admit: <stdin>: is empty; expected a Pod manifest\n");

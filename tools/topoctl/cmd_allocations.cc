@@ -2,8 +2,8 @@
 // pool (docs/cli.md, `allocations`), as JSON/YAML, one table row per container, or a picture
 // of the machine (-o svg).
 //
-// Offline form (--config, with --state and --topology): the node the daemon would restore
-// from that configuration and state file — an empty node without --state — listed by the
+// Offline form (--config, with --state and --input or --synthetic): the node the daemon would
+// restore from that configuration and state file — an empty node without --state — listed by the
 // daemon's own code (ledger::Ledger::Restore, then the reply ListAllocations sends), so both
 // forms print the same for the same node.
 #include <fstream>
@@ -130,11 +130,9 @@ topo::TopologySource ConfiguredSource(const topologyd::config::Config& config) {
 }
 
 absl::StatusOr<topologyd::state::State> ReadStateFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError("cannot read state file " + path);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return topologyd::state::DecodeState(bytes.str(), path);
+  absl::StatusOr<std::string> bytes = ReadInputFile(path, "a topologyd state file");
+  if (!bytes.ok()) return bytes.status();
+  return topologyd::state::DecodeState(*bytes, path);
 }
 
 std::variant<ListedNode, int> BuildOfflineNode(const AllocationsFlags& flags) {

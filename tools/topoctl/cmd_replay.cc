@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 
 #include "tools/topoctl/command.h"
+#include "tools/topoctl/support_errors.h"
 #include "tools/topoctl/support_output.h"
 #include "tools/topoctl/support_replay.h"
 
@@ -19,26 +20,15 @@ namespace topoctl {
 namespace {
 
 int RunReplay(const std::string& path, const GlobalOptions& globals) {
-  nlohmann::json parity_case;
-  try {
-    if (path == "-") {
-      parity_case = nlohmann::json::parse(std::cin);
-    } else {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) {
-        std::cerr << "topoctl: replay: cannot read " << path << "\n";
-        return kExitRefused;
-      }
-      parity_case = nlohmann::json::parse(in);
-    }
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << "topoctl: replay: " << path << ": not JSON: " << e.what() << "\n";
-    return kExitRefused;
+  absl::StatusOr<std::string> text = ReadInputFile(path, "a parity case (JSON)");
+  if (!text.ok()) return Fail("replay", kExitRefused, std::string(text.status().message()));
+  nlohmann::json parity_case = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (parity_case.is_discarded()) {
+    return Fail("replay", kExitRefused, (path == "-" ? "<stdin>" : path) + ": not JSON");
   }
   absl::StatusOr<nlohmann::json> result = ReplayCase(parity_case);
   if (!result.ok()) {
-    std::cerr << "topoctl: replay: " << path << ": " << result.status().message() << "\n";
-    return kExitRefused;
+    return Fail("replay", kExitRefused, path + ": " + std::string(result.status().message()));
   }
   PrintDocument(
       *result, globals.format() == OutputFormat::kYaml ? OutputFormat::kYaml : OutputFormat::kJson);
