@@ -493,7 +493,7 @@ TEST(TopoctlPlacementTree, TheDaemonsMachine) {
   EXPECT_EQ(doc["root_provider_uuid"], ProviderUuid("n2"));
   EXPECT_EQ(inventories(doc, "n2_NUMA1")["VCPU"]["allocation_ratio"], 3.0);
   const topologyd::testing::CommandResult bad = tree_of({"--base-page-kib", "12"});
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 2);  // a bad flag value is bad usage
   EXPECT_THAT(bad.err, ::testing::HasSubstr("topoctl: placement: --base-page-kib: 12 is not a "
                                             "power of two"));
 }
