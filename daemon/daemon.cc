@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "daemon/health_report.h"
 #include "lib/admission/node_policy.h"
 #include "lib/common/absl_fmt.h"
+#include "lib/common/key_status.h"
 #include "lib/common/version.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/duration.h"
@@ -171,22 +173,25 @@ metrics::NrtPublishFigures PublishFigures(const nrt_api::NrtApiPublishStatus& st
 }  // namespace
 
 int CheckConfig(const std::string& config_path) {
-  absl::StatusOr<config::Config> config = config::LoadConfigFile(config_path);
-  if (!config.ok()) {
-    std::cerr << "topologyd: configuration is invalid:\n" << config.status().message() << "\n";
-    return 1;
-  }
-  absl::StatusOr<topology::Topology> topology = topology::LoadTopology(SourceOf(*config));
-  if (!topology.ok()) {
-    std::cerr << "topologyd: " << config_path << ": topology: " << topology.status().message()
-              << "\n";
-    return 1;
-  }
-  // The policies themselves: option compatibility, reserved CPUs and memory, device pools.
-  absl::StatusOr<admission::NodePolicy> policy = config::BuildNodePolicy(*config, *topology);
-  if (!policy.ok()) {
-    std::cerr << "topologyd: configuration is invalid:\n"
-              << config::LocateKeyErrors(*config, policy.status(), config_path).message() << "\n";
+  // Everything the file says, and what the machine and the policies make of it, in one run:
+  // the operator fixes the file once, not once per problem.
+  std::optional<config::Config> config;
+  std::optional<topology::Topology> topology;
+  std::optional<admission::NodePolicy> policy;
+  const absl::Status problems =
+      config::CheckConfigFile(config_path, [&](const config::Config& read) -> absl::Status {
+        absl::StatusOr<topology::Topology> machine = topology::LoadTopology(SourceOf(read));
+        if (!machine.ok()) return KeyError("topology", machine.status());
+        // The policies themselves: option compatibility, reserved CPUs and memory, devices.
+        absl::StatusOr<admission::NodePolicy> built = config::BuildNodePolicy(read, *machine);
+        if (!built.ok()) return built.status();
+        config = read;
+        topology = *std::move(machine);
+        policy = *std::move(built);
+        return absl::OkStatus();
+      });
+  if (!problems.ok()) {
+    std::cerr << "topologyd: configuration is invalid:\n" << problems.message() << "\n";
     return 1;
   }
   // What start-up would trip over on this host (the socket path's length is the loader's).

@@ -22,6 +22,7 @@
 #include "yaml-cpp/yaml.h"
 
 #include "lib/common/quote.h"
+#include "lib/common/status_macros.h"
 #include "lib/config/duration.h"
 #include "lib/config/listen_address.h"
 #include "lib/config/placement_config.h"
@@ -357,25 +358,25 @@ void RecordKeyLines(const YAML::Node& node, const std::string& prefix,
 }
 
 // ParseConfig, with relative paths checked as resolved against `base` (see ResolvePath).
-absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file_name,
-                             const std::filesystem::path& base) {
+// Reads every key it can into `config` and every problem with a key into `problems` (a bad
+// value leaves its default). An error only for a file that is not a mapping of keys.
+absl::Status ReadAll(std::string_view yaml_text, const std::string& file_name,
+                     const std::filesystem::path& base, Config* config, Problems* problems) {
   absl::StatusOr<YAML::Node> root = LoadConfigDocument(std::string(yaml_text), file_name);
   if (!root.ok()) return root.status();
-  Config config;
-  config.source_file = file_name;
+  config->source_file = file_name;
   // An empty file (or one of comments only) means all defaults.
-  if (root->IsNull()) return config;
+  if (root->IsNull()) return absl::OkStatus();
   if (!root->IsMap()) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: the configuration must be a YAML mapping of keys to values", file_name,
                     root->Mark().line + 1));
   }
-  Problems problems(file_name);
   try {
-    MapReader reader(*root, "", &problems);
-    ReadRoot(reader, base, &config);
+    MapReader reader(*root, "", problems);
+    ReadRoot(reader, base, config);
     reader.Finish();
-    RecordKeyLines(*root, "", &config.key_lines.lines);
+    RecordKeyLines(*root, "", &config->key_lines.lines);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         fmt::format("{}:{}: invalid YAML: {}", file_name, e.mark.line + 1, e.msg));
@@ -383,8 +384,41 @@ absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file
     return absl::InvalidArgumentError(
         fmt::format("{}: cannot read the configuration: {}", file_name, e.what()));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Config> Parse(std::string_view yaml_text, const std::string& file_name,
+                             const std::filesystem::path& base) {
+  Config config;
+  Problems problems(file_name);
+  TOPOLOGYD_RETURN_IF_ERROR(ReadAll(yaml_text, file_name, base, &config, &problems));
   if (!problems.empty()) return absl::InvalidArgumentError(problems.Joined());
   return config;
+}
+
+// Each line of `error` ("KEY: what is wrong") into `problems`, at the line of its key (or of
+// the nearest enclosing key the file sets).
+void AddKeyErrors(const Config& config, const absl::Status& error, Problems* problems) {
+  if (error.ok()) return;
+  const std::vector<std::string> lines = absl::StrSplit(std::string(error.message()), '\n');
+  for (const std::string& line : lines) {
+    const size_t colon = line.find(": ");
+    if (colon == std::string::npos) {
+      problems->AddAtLine(0, "configuration", line);
+      continue;
+    }
+    const std::string key = line.substr(0, colon);
+    int at = 0;
+    for (std::string prefix = key; !prefix.empty();) {
+      if (auto found = config.key_lines.lines.find(prefix); found != config.key_lines.lines.end()) {
+        at = found->second;
+        break;
+      }
+      const size_t cut = prefix.find_last_of(".[");
+      prefix = cut == std::string::npos ? "" : prefix.substr(0, cut);
+    }
+    problems->AddAtLine(at, key, line.substr(colon + 2));
+  }
 }
 
 // Relative paths in a file are taken relative to the file's directory, so a checkout-local
@@ -466,28 +500,23 @@ absl::Status LocateKeyErrors(const Config& config, const absl::Status& error,
                              const std::string& file_name) {
   if (error.ok()) return error;
   Problems problems(file_name);
-  const std::vector<std::string> lines = absl::StrSplit(std::string(error.message()), '\n');
-  for (const std::string& line : lines) {
-    const size_t colon = line.find(": ");
-    if (colon == std::string::npos) {
-      problems.AddAtLine(0, "configuration", line);
-      continue;
-    }
-    const std::string key = line.substr(0, colon);
-    // The key itself, else its nearest enclosing one in the file ("reservedMemory[1]" for
-    // "reservedMemory[1].limits.memory" given as a default).
-    int at = 0;
-    for (std::string prefix = key; !prefix.empty();) {
-      if (auto found = config.key_lines.lines.find(prefix); found != config.key_lines.lines.end()) {
-        at = found->second;
-        break;
-      }
-      const size_t cut = prefix.find_last_of(".[");
-      prefix = cut == std::string::npos ? "" : prefix.substr(0, cut);
-    }
-    problems.AddAtLine(at, key, line.substr(colon + 2));
-  }
+  AddKeyErrors(config, error, &problems);
   return absl::Status(error.code(), problems.Joined());
+}
+
+absl::Status CheckConfigFile(const std::string& path,
+                             const std::function<absl::Status(const Config&)>& check) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) return text.status();
+  const std::filesystem::path base = std::filesystem::absolute(path).parent_path();
+  Config config;
+  Problems problems(path);
+  TOPOLOGYD_RETURN_IF_ERROR(ReadAll(*text, path, base, &config, &problems));
+  ResolveRelativePaths(base, &config);
+  config.source_file = std::filesystem::absolute(path).lexically_normal().string();
+  AddKeyErrors(config, check(config), &problems);
+  if (!problems.empty()) return absl::InvalidArgumentError(problems.Joined());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Config> LoadConfigFile(const std::string& path) {

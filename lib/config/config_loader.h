@@ -5,6 +5,7 @@
 // Nothing here touches the running daemon: callers swap in the result only when it is OK.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,14 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path);
 // kept; OK stays OK.
 absl::Status LocateKeyErrors(const Config& config, const absl::Status& error,
                              const std::string& file_name);
+
+// What --check-config reports: every problem of the file at once, in line order. The file is
+// read as LoadConfigFile reads it, but past its problems (a bad value keeps its default), and
+// `check` runs on what was read (the node policy on the machine: one line per problem, each
+// "KEY: what is wrong", as for LocateKeyErrors). OK when neither finds anything; else
+// INVALID_ARGUMENT (or the reading error) with one "FILE:LINE: KEY: ..." line per problem.
+absl::Status CheckConfigFile(const std::string& path,
+                             const std::function<absl::Status(const Config&)>& check);
 
 // The two steps of LoadConfigFile that other configuration files (the shim's) share: reading
 // a file that must be a regular file, and taking the single YAML document of its text (a Null

@@ -67,7 +67,8 @@ TEST(DaemonCheckConfigTest, UnknownKeyFailsNamingKeyFileAndLine) {
 // run, in line order, each with its line.
 TEST(DaemonCheckConfigTest, ValueErrorsComeAllAtOnceWithTheirLines) {
   TempDir dir;
-  std::string config = MinimalConfig(dir.path(), "topologyManagerPolicyOptions: {bogus: \"1\"}\n");
+  std::string config = MinimalConfig(
+      dir.path(), "topologyManagerPolicyOptions: {bogus: \"1\"}\ncpuManagerPolcy: static\n");
   const std::string reserved = "reservedSystemCPUs: \"0\"\n";
   config.replace(config.find(reserved), reserved.size(), "reservedSystemCPUs: \"0-x\"\n");
   WriteFile(dir.File("c.yaml"), config);
@@ -78,6 +79,12 @@ TEST(DaemonCheckConfigTest, ValueErrorsComeAllAtOnceWithTheirLines) {
   EXPECT_NE(cpus, std::string::npos) << r.err;
   EXPECT_NE(options, std::string::npos) << r.err;
   EXPECT_LT(cpus, options) << r.err;
+  // The loader's own problems come in the same run, in line order.
+  const size_t typo = r.err.find(dir.File("c.yaml") +
+                                 ":10: cpuManagerPolcy: unknown key; did you "
+                                 "mean cpuManagerPolicy?");
+  EXPECT_NE(typo, std::string::npos) << r.err;
+  EXPECT_LT(options, typo) << r.err;
 }
 
 TEST(DaemonCheckConfigTest, PciPoolMatchingNothingIsValidWithAWarning) {

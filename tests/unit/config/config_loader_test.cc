@@ -262,6 +262,26 @@ TEST(ConfigLoaderTest, EveryProblemIsReportedInLineOrder) {
   EXPECT_THAT(lines[3], ::testing::StartsWith("test.yaml:5: reconcilePeriod: must be positive"));
 }
 
+TEST(ConfigLoaderTest, CheckConfigFileReportsTheFilesAndTheChecksProblemsInOneRun) {
+  topologyd::testing::TempDir dir{"config_check"};
+  const std::string path = dir.path() + "/c.yaml";
+  std::ofstream(path) << "reservedSystemCPUs: \"40\"\n"
+                         "cgroup: {drivr: systemd}\n"
+                         "cpuManagerPolicy: static\n";
+  std::string checked_reserved;
+  const absl::Status status = CheckConfigFile(path, [&](const Config& read) {
+    checked_reserved = read.reserved_system_cpus.value_or("");
+    return absl::InvalidArgumentError("reservedSystemCPUs: CPUs 40 are not on this machine");
+  });
+  EXPECT_EQ(checked_reserved, "40") << "the check sees the file as read, past its problems";
+  EXPECT_EQ(std::string(status.message()),
+            path + ":1: reservedSystemCPUs: CPUs 40 are not on this machine\n" + path +
+                ":2: cgroup.drivr: unknown key; did you mean driver?");
+  EXPECT_TRUE(CheckConfigFile(path.substr(0, path.size() - 6) + "/none.yaml", [](const Config&) {
+                return absl::OkStatus();
+              }).code() == absl::StatusCode::kNotFound);
+}
+
 TEST(ConfigLoaderTest, LaterErrorsAreLocatedAtTheirKeys) {
   absl::StatusOr<Config> config = ParseConfig(
       "cpuManagerPolicy: static\n"
