@@ -150,6 +150,21 @@ TEST_F(PlanContainerTest, TheAnnotationDecidesAndAContainerOutsideItIsNotPlaced)
   EXPECT_NE(debug.note().find("debugger"), std::string::npos);
 }
 
+// What the shim relays to the runtime for a malformed annotation names the annotation once.
+TEST_F(PlanContainerTest, AMalformedAnnotationIsNamedOnce) {
+  v1::PlanContainerRequest request = Request("u8", Guaranteed("app", 1));
+  (*request.mutable_pod()->mutable_annotations())["topologyd.io/resources"] = ",";
+  v1::PlanContainerResponse reply;
+  const grpc::Status s = Plan(request, &reply);
+  ASSERT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const std::string& message = s.error_message();
+  const std::string named = "annotation topologyd.io/resources: ";
+  const size_t first = message.find(named);
+  ASSERT_NE(first, std::string::npos) << message;
+  EXPECT_EQ(message.find("topologyd.io/resources", first + named.size()), std::string::npos)
+      << message;
+}
+
 TEST_F(PlanContainerTest, ASandboxWithAFullSpecAdmitsThePodWholeAndAnEstimatedOneWaits) {
   v1::PlanContainerRequest sandbox = Request("u7", Guaranteed("app", 1));
   sandbox.clear_container();
