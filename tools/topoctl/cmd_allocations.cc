@@ -6,10 +6,8 @@
 // restore from that configuration and state file — an empty node without --state — listed by the
 // daemon's own code (ledger::Ledger::Restore, then the reply ListAllocations sends), so both
 // forms print the same for the same node.
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <variant>
 

@@ -3,7 +3,6 @@
 // shape tests/parity/oracle's kubelet-oracle prints for kubelet's managers (docs/cli.md,
 // `replay`). FILE "-" reads standard input. Exit 0 when the case ran
 // (a refused configuration included: its "setup_error"), 1 when it could not be read or run.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
