@@ -54,6 +54,24 @@ TEST_F(TopoctlUsageTest, AnUnknownCommandIsNamedWithTheNearestOne) {
   EXPECT_THAT(far.err, StartsWith("topoctl: unknown command \"frobnicate\" (see"));
 }
 
+TEST_F(TopoctlUsageTest, AnUnknownOrMissingNestedCommandIsNamedToo) {
+  CommandResult tre = Topoctl({"placement", "tre", "--synthetic", kMachine});
+  EXPECT_EQ(tre.exit_code, 2);
+  EXPECT_EQ(tre.err,
+            "topoctl: unknown command \"placement tre\"; did you mean \"placement tree\"? (see "
+            "topoctl placement --help)\n");
+  CommandResult bare = Topoctl({"placement"});
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_EQ(bare.err,
+            "topoctl: placement: a command is needed: sync, tree (see topoctl placement --help)\n");
+  CommandResult none = Topoctl({"-o", "json"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.err, StartsWith("topoctl: a command is needed: admit, allocate, "));
+  // Help and the version are not refused for want of a command.
+  EXPECT_EQ(Topoctl({"placement", "--help"}).exit_code, 0);
+  EXPECT_EQ(Topoctl({"--version"}).exit_code, 0);
+}
+
 TEST_F(TopoctlUsageTest, BadFlagValuesAreBadUsage) {
   CommandResult turbo = Topoctl(
       {"take", "--synthetic", kMachine, "--available", "0-7", "--count", "2", "--option", "turbo"});

@@ -8,6 +8,7 @@
 
 #include "CLI/CLI.hpp"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 #include "lib/common/nearest_name.h"
 #include "lib/common/version.h"
@@ -41,34 +42,60 @@ class SortedCommandsFormatter : public CLI::Formatter {
   }
 };
 
-// The first word that is neither a global flag nor a global flag's value: the command typed.
-std::optional<std::string> TypedCommand(int argc, char** argv) {
+// Where the command starts: the first word that is neither a global flag nor a global flag's
+// value; argc when there is none.
+int CommandIndex(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--socket" || arg == "-o" || arg == "--output") {
       ++i;
     } else if (!arg.starts_with("-")) {
-      return std::string(arg);
+      return i;
     }
   }
-  return std::nullopt;
+  return argc;
 }
 
-// `topoctl statsu`: name the word and the command it most likely meant, as kubectl does,
-// instead of CLI11's "A subcommand is required".
+// `topoctl statsu`, `topoctl placement tre`: name the words and the command they most likely
+// meant, as kubectl does, instead of CLI11's "A subcommand is required". Each word is checked
+// while the command so far has subcommands; a flag ends the check (CLI11 judges flags).
 std::optional<int> RefuseUnknownCommand(const CLI::App& app, int argc, char** argv) {
-  const std::optional<std::string> typed = TypedCommand(argc, argv);
-  if (!typed) return std::nullopt;
+  const CLI::App* at = &app;
+  std::string typed;  // the known words so far, "placement"
+  for (int i = CommandIndex(argc, argv); i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) return std::nullopt;
+    std::vector<std::string> names;
+    for (const CLI::App* c : at->get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(c->get_name());
+    }
+    if (names.empty()) return std::nullopt;  // its words are its own arguments
+    const std::string prefix = typed.empty() ? "" : typed + " ";
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      std::string message = fmt::format("topoctl: unknown command \"{}{}\"", prefix, word);
+      if (std::optional<std::string> near = topologyd::NearestName(word, names)) {
+        message += fmt::format("; did you mean \"{}{}\"?", prefix, *near);
+      }
+      std::cerr << message << " (see topoctl " << prefix << "--help)\n";
+      return kExitUsage;
+    }
+    at = at->get_subcommand(word);
+    typed = prefix + word;
+  }
+  // `topoctl`, `topoctl state`: which commands it takes (unless help or the version is asked).
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "--version") return std::nullopt;
+  }
   std::vector<std::string> names;
-  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
+  for (const CLI::App* c : at->get_subcommands([](const CLI::App*) { return true; })) {
     names.push_back(c->get_name());
   }
-  if (std::find(names.begin(), names.end(), *typed) != names.end()) return std::nullopt;
-  std::string message = fmt::format("topoctl: unknown command \"{}\"", *typed);
-  if (std::optional<std::string> near = topologyd::NearestName(*typed, names)) {
-    message += fmt::format("; did you mean \"{}\"?", *near);
-  }
-  std::cerr << message << " (see topoctl --help)\n";
+  if (names.empty() || at->get_require_subcommand_min() == 0) return std::nullopt;
+  std::sort(names.begin(), names.end());
+  const std::string where = typed.empty() ? "" : typed + ": ";
+  std::cerr << fmt::format("topoctl: {}a command is needed: {} (see topoctl {}--help)\n", where,
+                           fmt::join(names, ", "), typed.empty() ? "" : typed + " ");
   return kExitUsage;
 }
 
