@@ -1,6 +1,5 @@
 #include "lib/admission/admission.h"
 
-#include <array>
 #include <set>
 #include <utility>
 
@@ -15,7 +14,6 @@
 #include "lib/admission/reasons.h"
 #include "lib/admission/running_alongside.h"
 #include "lib/common/absl_fmt.h"
-#include "lib/memory/memory_policy.h"
 
 namespace topologyd::admission {
 namespace {
@@ -215,17 +213,28 @@ class Admission {
     return std::nullopt;
   }
 
-  // What each container holds before this admission (a pod admitted again keeps them).
+  // The exclusive CPUs each container holds before this admission (a pod admitted again
+  // keeps them).
   std::vector<CpuSet> HeldCpus() const {
     std::vector<CpuSet> held(order_.size());
-    auto pod = state_.cpu.assignments.find(pod_.uid);
-    if (pod == state_.cpu.assignments.end()) return held;
     for (size_t i = 0; i < order_.size(); ++i) {
-      if (auto c = pod->second.find(order_[i].spec->name); c != pod->second.end()) {
-        held[i] = c->second;
+      if (const state::ContainerRecord record = Holdings(order_[i]); record.exclusive) {
+        held[i] = record.cpus;
       }
     }
     return held;
+  }
+
+  // What container `c` holds in the working state, as the providers describe it.
+  state::ContainerRecord Holdings(const pod::OrderedContainer& c) const {
+    state::ContainerRecord record;
+    record.name = c.spec->name;
+    record.init = c.role != pod::ContainerRole::kApp;
+    record.restartable = c.role == pod::ContainerRole::kSidecar;
+    for (const Provider* provider : Providers()) {
+      provider->Describe(node_, state_, pod_.uid, record);
+    }
+    return record;
   }
 
   ContainerContext ContextFor(size_t i) const {
@@ -243,61 +252,30 @@ class Admission {
     affinity_[name] = hint;
     const ContainerContext context = ContextFor(i);
     for (const Provider* provider : Providers()) {
-      std::array<PinningCounts*, 2> counts{};
-      if (provider->Pins(node_, context)) counts = CountsOf(*provider);
-      for (PinningCounts* c : counts) {
+      const PinningCounters counters = provider->Pinning(node_, context, result_.counts);
+      for (PinningCounts* c : counters) {
         if (c != nullptr) ++c->requests;
       }
       if (auto f = provider->Allocate(node_, state_, context, hint)) {
-        for (PinningCounts* c : counts) {
+        for (PinningCounts* c : counters) {
           if (c != nullptr) ++c->errors;
         }
         return AllocationFailure(node_, name, *provider, hint, *f);
       }
     }
-    if (node_.cpu.has_value()) {
-      if (std::optional<CpuSet> cpus = state_.cpu.Assignment(pod_.uid, name)) {
-        alongside_.Allocated(i, *cpus);
-      }
+    if (const state::ContainerRecord held = Holdings(order_[i]); held.exclusive) {
+      alongside_.Allocated(i, held.cpus);
     }
     return std::nullopt;
   }
 
-  // Where a pinning provider's Allocate calls are counted; with full-pcpus-only the CPU
-  // manager's also count as physical-CPU alignments (kubelet counts both).
-  std::array<PinningCounts*, 2> CountsOf(const Provider& provider) {
-    if (provider.name() == "memory") return {&result_.counts.memory, nullptr};
-    if (node_.cpu.has_value() && node_.cpu->options().full_pcpus_only) {
-      return {&result_.counts.cpu, &result_.counts.cpu_full_pcpus};
-    }
-    return {&result_.counts.cpu, nullptr};
-  }
-
-  // The per-container view of the committed state.
+  // What each container holds in the committed state, with its merged hint's NUMA nodes.
   void Describe() {
     for (const pod::OrderedContainer& c : order_) {
-      const std::string& name = c.spec->name;
-      ContainerAllocation a;
-      a.name = name;
-      a.init = c.role != pod::ContainerRole::kApp;
-      a.restartable = c.role == pod::ContainerRole::kSidecar;
-      std::optional<CpuSet> exclusive;
-      if (node_.cpu.has_value()) exclusive = state_.cpu.Assignment(pod_.uid, name);
-      a.exclusive = exclusive.has_value();
-      a.cpus = exclusive.has_value()   ? *exclusive
-               : node_.cpu.has_value() ? state_.cpu.default_cpu_set
-                                       : node_.all_cpus;
-      const hints::TopologyHint& hint = affinity_[name];
-      if (hint.affinity.has_value()) a.numa_affinity = node_.numa.Ids(*hint.affinity);
-      if (node_.memory_static) {
-        a.memory = memory::ContainerMemoryByNode(state_.memory, pod_.uid, name);
-      }
-      if (auto pod = state_.devices.pods.find(pod_.uid); pod != state_.devices.pods.end()) {
-        if (auto ctr = pod->second.find(name); ctr != pod->second.end()) {
-          for (const auto& [resource, ids] : ctr->second) a.devices[resource] = ids;
-        }
-      }
-      result_.containers.push_back(std::move(a));
+      state::ContainerRecord record = Holdings(c);
+      const hints::TopologyHint& hint = affinity_[c.spec->name];
+      if (hint.affinity.has_value()) record.numa_affinity = node_.numa.Ids(*hint.affinity);
+      result_.containers.push_back(std::move(record));
     }
   }
 

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 
 #include "lib/admission/node_policy.h"
+#include "lib/admission/provider.h"
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/merge.h"
 #include "lib/hints/topology_hint.h"
@@ -81,20 +82,6 @@ struct Explanation {
   // Set for a pod with the NUMA split annotations: the split replaces the merges.
   std::optional<NumaSplit> numa_split;
   friend bool operator==(const Explanation&, const Explanation&) = default;
-};
-
-// What kubelet's managers would count for one admission in their metrics (docs/operations.md,
-// "Metrics"): Allocate calls that pin, and those that failed.
-struct PinningCounts {
-  int requests = 0;
-  int errors = 0;
-};
-struct ManagerCounts {
-  PinningCounts cpu;     // the CPU manager: containers given exclusive CPUs
-  PinningCounts memory;  // the Memory manager: containers of a Guaranteed pod (Static)
-  // Of the CPU pinning requests, those under full-pcpus-only (kubelet's physical_cpu
-  // alignment counters).
-  PinningCounts cpu_full_pcpus;
 };
 
 struct AdmissionResult {

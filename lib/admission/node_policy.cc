@@ -138,7 +138,7 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const NodeSpec& spec,
   }
 
   absl::StatusOr<device::DeviceInventory> devices =
-      device::BuildDeviceInventory(spec.devices, topology);
+      device::BuildDeviceInventory(spec.devices, topology, node.numa);
   if (!devices.ok()) return KeyError("devices", devices.status());
   node.devices = *std::move(devices);
 

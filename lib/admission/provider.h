@@ -1,14 +1,20 @@
 // The shape every resource provider has, as kubelet's topology manager sees its HintProviders:
 // hints for a container, hints for a whole pod, allocation of a container inside a merged
-// hint, and release. Each is a function of the node policy and the allocation state; a
-// provider whose policy is off answers "no preference" and allocates nothing.
+// hint, and release; and, as kubelet's managers do with their checkpoints, what a container
+// holds (Describe) and the state rebuilt from the records at start-up (Restore). Each is a
+// function of the node policy and the allocation state; a provider whose policy is off
+// answers "no preference" and allocates nothing.
 //
-// Admission asks Providers() in kubelet's registration order (devices, CPUs, memory) and never
-// looks inside a provider's state.
+// A provider owns its part of AllocationState end to end. Admission asks Providers() in
+// kubelet's registration order (devices, CPUs, memory) and never looks inside a provider's
+// state: what a container holds comes from the providers' Describe, and no provider is told
+// apart from another but by what it answers. (A pod split over NUMA nodes, numa_split.h, is
+// no provider's business: that allocator of its own takes CPUs, memory and devices its way.)
 //
 // Thread-safety: providers are stateless; share them freely.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +27,7 @@
 #include "lib/cpuset/cpuset.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
+#include "lib/state/state.h"
 
 namespace topologyd::admission {
 
@@ -47,6 +54,22 @@ struct ProviderFailure {
   bool message_is_reason = false;  // kubelet shows the text as is (the CPU manager's SMT error)
 };
 
+// What kubelet's managers would count for one admission in their metrics (docs/operations.md,
+// "Metrics"): Allocate calls that pin, and those that failed.
+struct PinningCounts {
+  int requests = 0;
+  int errors = 0;
+};
+struct ManagerCounts {
+  PinningCounts cpu;     // the CPU manager: containers given exclusive CPUs
+  PinningCounts memory;  // the Memory manager: containers of a Guaranteed pod (Static)
+  // Of the CPU pinning requests, those under full-pcpus-only (kubelet's physical_cpu
+  // alignment counters).
+  PinningCounts cpu_full_pcpus;
+};
+// The counters one Allocate is counted in; nullptr for none.
+using PinningCounters = std::array<PinningCounts*, 2>;
+
 class Provider {
  public:
   virtual ~Provider() = default;
@@ -63,11 +86,14 @@ class Provider {
   virtual absl::StatusOr<hints::ProviderHints> PodHints(const NodePolicy& node,
                                                         const AllocationState& state,
                                                         const PodContext& pod) const = 0;
-  // Whether kubelet's manager counts this container's Allocate as a pinning request
-  // (cpu_manager_pinning_requests_total, memory_manager_pinning_requests_total): the CPU
-  // manager for exclusive CPUs under the static policy, the Memory manager for a Guaranteed
-  // pod under the Static policy. The device manager pins nothing.
-  virtual bool Pins(const NodePolicy& node, const ContainerContext& c) const = 0;
+  // Where kubelet's manager counts this container's Allocate as a pinning request
+  // (cpu_manager_pinning_requests_total, memory_manager_pinning_requests_total; a failed one
+  // also as an error): the counters of `counts` it adds to, none when it pins nothing. The CPU
+  // manager pins exclusive CPUs under the static policy (under full-pcpus-only also counted as
+  // physical-CPU alignments), the Memory manager a Guaranteed pod's containers under the
+  // Static policy; the device manager pins nothing.
+  virtual PinningCounters Pinning(const NodePolicy& node, const ContainerContext& c,
+                                  ManagerCounts& counts) const = 0;
   // Allocates inside `hint`, updating `state` (left partly updated after a failure: admission
   // drops it).
   virtual std::optional<ProviderFailure> Allocate(const NodePolicy& node, AllocationState& state,
@@ -82,9 +108,32 @@ class Provider {
   virtual void InitContainersFinished(const NodePolicy& /*node*/, AllocationState& /*state*/,
                                       const std::string& /*pod_uid*/,
                                       const std::vector<std::string>& /*finished*/) const {}
+
+  // Writes the provider's part of what container `record.name` of pod `pod_uid` holds in
+  // `state` into `record`: CPUs (exclusive, or the shared pool), memory per NUMA node, devices.
+  virtual void Describe(const NodePolicy& node, const AllocationState& state,
+                        const std::string& pod_uid, state::ContainerRecord& record) const = 0;
+  // kubelet's manager reading its checkpoint at start-up: rebuilds the provider's part of
+  // `state` (the node's empty state on entry) from what `records` say the containers hold,
+  // free pools recomputed. FAILED_PRECONDITION (RestoreConflict) for what this node can no
+  // longer give.
+  virtual absl::Status Restore(const NodePolicy& node, const state::State& records,
+                               AllocationState& state) const = 0;
 };
 
-// The providers in kubelet's registration order.
+// The providers in kubelet's registration order: the order of hints, allocation and release.
 const std::vector<const Provider*>& Providers();
+// The same providers in the order kubelet's container manager starts their managers (CPU,
+// memory, devices): the order of Restore, so that records with several conflicts name the one
+// kubelet would meet first.
+const std::vector<const Provider*>& ProvidersInStartOrder();
+
+// For providers' Restore: FAILED_PRECONDITION naming the pod and container whose record holds
+// `what`, then what the operator can do (`fix`, or drain the node).
+absl::Status RestoreConflict(const state::PodRecord& pod, const state::ContainerRecord& container,
+                             std::string_view what, std::string_view fix);
+// For providers' Restore: FAILED_PRECONDITION for restored state a policy finds inconsistent
+// (`what`: "CPU assignments", ...), which only draining the node clears.
+absl::Status RestoredInconsistent(std::string_view what, const absl::Status& status);
 
 }  // namespace topologyd::admission

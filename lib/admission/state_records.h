@@ -1,7 +1,8 @@
 // Between admission's AllocationState (the providers' working states) and lib/state's
 // persisted State (what each pod's containers hold, by whom): ToPodRecord() records a freshly
 // admitted pod; RestoreAllocationState() rebuilds the providers' states at start-up from the
-// records and the current configuration and machine (free pools recomputed, never read).
+// records and the current configuration and machine (free pools recomputed, never read), each
+// provider its own (Provider::Restore), in the order kubelet starts their managers.
 // The memory record's layout and what is not restored: docs/admission.md, "Persisted state".
 //
 // Anything the records hold that the node can no longer give is FAILED_PRECONDITION naming

@@ -16,19 +16,19 @@ absl::Status PoolError(size_t index, std::string_view resource, std::string_view
       fmt::format("devices[{}] (resourceName \"{}\"): {}", index, resource, message));
 }
 
-Device MakeDevice(std::string id, std::vector<int> numa_ids, const topology::Topology& topology) {
+Device MakeDevice(std::string id, std::vector<int> numa_ids, const hints::NumaIndex& numa) {
   std::sort(numa_ids.begin(), numa_ids.end());
   numa_ids.erase(std::unique(numa_ids.begin(), numa_ids.end()), numa_ids.end());
   Device d;
   d.id = std::move(id);
   uint64_t bits = 0;
-  for (int numa : numa_ids) {
+  for (int node : numa_ids) {
     // Nodes the topology does not know (unlikely from hwloc) are dropped, so a device's mask
     // and its id list always agree.
-    const int pos = topology.NumaPosition(numa);
+    const int pos = numa.Position(node);
     if (pos < 0 || pos >= hints::NumaMask::kMaxNodes) continue;
     bits |= uint64_t{1} << pos;
-    d.numa_nodes.push_back(numa);
+    d.numa_nodes.push_back(node);
   }
   d.numa_mask = hints::NumaMask(bits);
   return d;
@@ -104,7 +104,7 @@ absl::Status ValidateDevicePools(const std::vector<DevicePoolConfig>& pools,
       if (dev.id.empty()) return PoolError(i, pool.resource_name, "device with an empty id");
       TOPOLOGYD_RETURN_IF_ERROR(claim(dev.id));
       for (int numa : dev.numa_nodes) {
-        if (topology.NumaPosition(numa) < 0) {
+        if (topology.FindNuma(numa) == nullptr) {
           return PoolError(i, pool.resource_name,
                            fmt::format("device \"{}\": NUMA node {} does not exist", dev.id, numa));
         }
@@ -115,22 +115,23 @@ absl::Status ValidateDevicePools(const std::vector<DevicePoolConfig>& pools,
 }
 
 absl::StatusOr<DeviceInventory> BuildDeviceInventory(const std::vector<DevicePoolConfig>& pools,
-                                                     const topology::Topology& topology) {
+                                                     const topology::Topology& topology,
+                                                     const hints::NumaIndex& numa) {
   TOPOLOGYD_RETURN_IF_ERROR(ValidateDevicePools(pools, topology));
   DeviceInventory inventory;
-  inventory.numa_count = static_cast<int>(topology.numa_nodes.size());
+  inventory.numa_count = numa.size();
   for (const DevicePoolConfig& config : pools) {
     DevicePool pool;
     pool.resource_name = config.resource_name;
     if (config.pci) {
       for (const topology::PciDevice& dev : topology.pci_devices) {
         if (Matches(*config.pci, dev)) {
-          pool.devices.push_back(MakeDevice(dev.busid, dev.numa_nodes, topology));
+          pool.devices.push_back(MakeDevice(dev.busid, dev.numa_nodes, numa));
         }
       }
     }
     for (const ExplicitDevice& dev : config.devices) {
-      pool.devices.push_back(MakeDevice(dev.id, dev.numa_nodes, topology));
+      pool.devices.push_back(MakeDevice(dev.id, dev.numa_nodes, numa));
     }
     std::sort(pool.devices.begin(), pool.devices.end(),
               [](const Device& a, const Device& b) { return a.id < b.id; });

@@ -6,8 +6,8 @@
 //
 // DevicePoolConfig is the pure configuration value (the config loader fills it);
 // ValidateDevicePools() checks it against a topology; BuildDeviceInventory() resolves it into a
-// DeviceInventory: every pool's devices with their NUMA nodes as OS ids and as a mask over NUMA
-// positions (index in Topology::numa_nodes, see lib/hints/numa_mask.h).
+// DeviceInventory: every pool's devices with their NUMA nodes as OS ids and as a mask over the
+// node's NUMA positions (the node's hints::NumaIndex, the one translation between the two).
 //
 // All devices are healthy: topologyd has no plugin health stream. A pool that matches no device
 // still exists (kubelet's "registered resource with no healthy devices").
@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "lib/hints/numa_index.h"
 #include "lib/hints/numa_mask.h"
 #include "lib/topology/topology.h"
 
@@ -91,8 +92,9 @@ bool Matches(const PciMatch& match, const topology::PciDevice& dev);
 absl::Status ValidateDevicePools(const std::vector<DevicePoolConfig>& pools,
                                  const topology::Topology& topology);
 
-// Validates, then resolves the pools against `topology`.
+// Validates, then resolves the pools against `topology`, whose NUMA nodes `numa` indexes.
 absl::StatusOr<DeviceInventory> BuildDeviceInventory(const std::vector<DevicePoolConfig>& pools,
-                                                     const topology::Topology& topology);
+                                                     const topology::Topology& topology,
+                                                     const hints::NumaIndex& numa);
 
 }  // namespace topologyd::device

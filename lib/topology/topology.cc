@@ -34,11 +34,6 @@ std::string_view DeviceKindName(DeviceKind kind) {
 
 const NumaNode* Topology::FindNuma(int id) const { return FindById(numa_nodes, id); }
 
-int Topology::NumaPosition(int id) const {
-  const NumaNode* node = FindNuma(id);
-  return node == nullptr ? -1 : static_cast<int>(node - numa_nodes.data());
-}
-
 const Cpu* Topology::FindCpu(int id) const { return FindById(cpus, id); }
 
 const Package* Topology::FindPackage(int id) const { return FindById(packages, id); }
@@ -51,11 +46,11 @@ CpuSet Topology::AllCpus() const {
 
 std::optional<uint32_t> Topology::Distance(int from_numa, int to_numa) const {
   const NumaNode* from = FindNuma(from_numa);
-  int column = NumaPosition(to_numa);
-  if (from == nullptr || column < 0 || from->distances.size() != numa_nodes.size()) {
+  const NumaNode* to = FindNuma(to_numa);
+  if (from == nullptr || to == nullptr || from->distances.size() != numa_nodes.size()) {
     return std::nullopt;
   }
-  return from->distances[column];
+  return from->distances[static_cast<size_t>(to - numa_nodes.data())];  // `to`'s column
 }
 
 }  // namespace topologyd::topology

@@ -124,8 +124,6 @@ struct Topology {
   // Lookups by OS index; nullptr / -1 when absent. Linear or binary search over the sorted
   // vectors: cheap enough for the few thousand entries of the largest machines.
   const NumaNode* FindNuma(int id) const;
-  // Position of NUMA node `id` in `numa_nodes` (= its column in every distances row), or -1.
-  int NumaPosition(int id) const;
   const Cpu* FindCpu(int id) const;
   const Package* FindPackage(int id) const;
   // Every CPU of the machine.

@@ -37,6 +37,9 @@ topology::Topology TwoNodeTopology() {
   return t;
 }
 
+// TwoNodeTopology's NUMA index: OS ids 0 and 4 at positions 0 and 1.
+hints::NumaIndex TwoNodeIndex() { return hints::NumaIndex({0, 4}); }
+
 DevicePoolConfig PciPool(std::string name, PciMatch match) {
   DevicePoolConfig c;
   c.resource_name = std::move(name);
@@ -56,7 +59,7 @@ TEST(DevicePoolTest, MatchesPciDevicesWithNumaPositions) {
   nic.class_id = 0x0200;
   auto inv = BuildDeviceInventory(
       {PciPool("nvidia.com/gpu", gpu), PciPool("intel.com/sriov", vf), PciPool("x.io/nic", nic)},
-      topo);
+      topo, TwoNodeIndex());
   ASSERT_TRUE(inv.ok()) << inv.status();
   EXPECT_EQ(inv->numa_count, 2);
   const DevicePool* gpus = inv->Find("nvidia.com/gpu");
@@ -80,7 +83,7 @@ TEST(DevicePoolTest, ExplicitDevices) {
   DevicePoolConfig c;
   c.resource_name = "example.com/fpga";
   c.devices = {{"fpga-1", {4}}, {"fpga-0", {0, 4}}, {"fpga-2", {}}};
-  auto inv = BuildDeviceInventory({c}, TwoNodeTopology());
+  auto inv = BuildDeviceInventory({c}, TwoNodeTopology(), TwoNodeIndex());
   ASSERT_TRUE(inv.ok()) << inv.status();
   const DevicePool* p = inv->Find("example.com/fpga");
   ASSERT_EQ(p->devices.size(), 3U);
@@ -90,7 +93,7 @@ TEST(DevicePoolTest, ExplicitDevices) {
   DevicePoolConfig none;
   none.resource_name = "example.com/none";
   none.devices = {{"n", {}}};
-  auto inv2 = BuildDeviceInventory({none}, TwoNodeTopology());
+  auto inv2 = BuildDeviceInventory({none}, TwoNodeTopology(), TwoNodeIndex());
   ASSERT_TRUE(inv2.ok());
   EXPECT_FALSE(inv2->Find("example.com/none")->TopologyAware());
 }

@@ -163,7 +163,7 @@ TEST(DevicePropertyTest, SharedTopologies) {
       c.pci = match;
       configs.push_back(c);
     }
-    auto inv = BuildDeviceInventory(configs, *topo);
+    auto inv = BuildDeviceInventory(configs, *topo, NumaIndexOf(*topo));
     ASSERT_TRUE(inv.ok()) << file << ": " << inv.status();
     for (const auto& [name, pool] : inv->pools) devices += pool.devices.size();
     for (uint32_t seed = 1; seed <= 5; ++seed) {

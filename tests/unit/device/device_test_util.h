@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "lib/device/device_pool.h"
+#include "lib/hints/numa_index.h"
 #include "lib/hints/topology_hint.h"
 #include "lib/pod/pod.h"
+#include "lib/topology/topology.h"
 #include "tests/support/pod_builder.h"
 
 namespace topologyd::device::testing {
@@ -23,6 +25,13 @@ inline Device Dev(std::string id, std::vector<int> numa = {}) {
   d.numa_nodes = numa;
   d.numa_mask = hints::NumaMask::Of(numa);
   return d;
+}
+
+// The NUMA index of `machine`'s nodes, as the node policy builds it.
+inline hints::NumaIndex NumaIndexOf(const topology::Topology& machine) {
+  std::vector<int> ids;
+  for (const topology::NumaNode& node : machine.numa_nodes) ids.push_back(node.id);
+  return hints::NumaIndex(std::move(ids));
 }
 
 inline DeviceInventory Inventory(int numa_count, std::vector<DevicePool> pools) {

@@ -104,8 +104,8 @@ TEST(BuildTopologyTest, SparseNumaIdsKeepTheirIdsAndDistanceColumns) {
   std::vector<int> ids;
   for (const NumaNode& node : topology.numa_nodes) ids.push_back(node.id);
   EXPECT_THAT(ids, ElementsAre(0, 2, 33, 72));
-  EXPECT_EQ(topology.NumaPosition(33), 2);
-  EXPECT_EQ(topology.NumaPosition(3), -1);
+  EXPECT_EQ(topology.FindNuma(33), &topology.numa_nodes[2]);  // column 2 of the distances
+  EXPECT_EQ(topology.FindNuma(3), nullptr);
   EXPECT_EQ(topology.FindNuma(7), nullptr);
   EXPECT_THAT(topology.FindNuma(0)->distances, ElementsAre(10, 11, 18, 23));
   EXPECT_THAT(topology.FindNuma(72)->distances, ElementsAre(23, 22, 16, 10));
