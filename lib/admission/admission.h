@@ -30,14 +30,6 @@
 
 namespace topologyd::admission {
 
-// What one container was given (a "containers" entry of docs/cli.md, `admit`): the record the
-// checkpoint stores, without a runtime binding yet. `cpus` is the shared pool after this
-// admission when the container is not exclusive (the engine re-pins shared containers whenever
-// the pool changes); `numa_affinity` the merged hint's NUMA nodes (empty when the hint had no
-// affinity); `memory` the bytes its blocks take per NUMA node (state::MemoryNodes: its
-// cpuset.mems).
-using ContainerAllocation = state::ContainerRecord;
-
 // One provider's answer in one merge.
 struct ProviderHintsEntry {
   std::string provider;  // "devices", "cpu", "memory"
@@ -88,8 +80,13 @@ struct AdmissionResult {
   bool admitted = false;
   std::string reason;   // empty when admitted
   std::string message;  // empty when admitted
-  // Init containers first, then app containers. Empty when rejected.
-  std::vector<ContainerAllocation> containers;
+  // What each container was given (a "containers" entry of docs/cli.md, `admit`): its record
+  // without a runtime binding yet. `cpus` is the shared pool after this admission when the
+  // container is not exclusive (the engine re-pins shared containers whenever the pool
+  // changes); `numa_affinity` the merged hint's NUMA nodes (empty when the hint had no
+  // affinity); `memory` the bytes its blocks take per NUMA node (state::MemoryNodes: its
+  // cpuset.mems). Init containers first, then app containers. Empty when rejected.
+  std::vector<state::ContainerRecord> containers;
   // The state to commit: the input state plus this pod when admitted; the input state
   // unchanged when rejected.
   AllocationState new_state;

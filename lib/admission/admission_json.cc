@@ -32,7 +32,7 @@ nlohmann::json Merged(const MergeStep& step, const hints::NumaIndex& numa) {
 
 }  // namespace
 
-nlohmann::json ContainerAllocationToJson(const ContainerAllocation& c) {
+nlohmann::json ContainerToJson(const state::ContainerRecord& c) {
   nlohmann::json devices = nlohmann::json::object();
   for (const auto& [resource, ids] : c.devices) devices[resource] = ids;
   return {{"name", c.name},
@@ -71,8 +71,8 @@ nlohmann::json AdmissionResultToJson(const hints::NumaIndex& numa, const Admissi
   nlohmann::json doc = {
       {"admitted", result.admitted}, {"reason", result.reason}, {"message", result.message}};
   nlohmann::json containers = nlohmann::json::array();
-  for (const ContainerAllocation& c : result.containers) {
-    containers.push_back(ContainerAllocationToJson(c));
+  for (const state::ContainerRecord& c : result.containers) {
+    containers.push_back(ContainerToJson(c));
   }
   doc["containers"] = containers;
   if (!with_explanation) return doc;

@@ -36,7 +36,7 @@
 
 namespace topologyd::admission {
 
-nlohmann::json ContainerAllocationToJson(const ContainerAllocation& container);
+nlohmann::json ContainerToJson(const state::ContainerRecord& container);
 
 // One provider's answer (see above), NUMA positions translated to OS ids by `numa`.
 nlohmann::json ProviderHintsToJson(const hints::ProviderHints& hints, const hints::NumaIndex& numa);

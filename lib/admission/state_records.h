@@ -1,8 +1,8 @@
-// Between admission's AllocationState (the providers' working states) and lib/state's
-// persisted State (what each pod's containers hold, by whom): ToPodRecord() records a freshly
-// admitted pod; RestoreAllocationState() rebuilds the providers' states at start-up from the
-// records and the current configuration and machine (free pools recomputed, never read), each
-// provider its own (Provider::Restore), in the order kubelet starts their managers.
+// From lib/state's persisted State (what each pod's containers hold, by whom) back to
+// admission's AllocationState (the providers' working states): RestoreAllocationState()
+// rebuilds the providers' states at start-up from the records and the current configuration
+// and machine (free pools recomputed, never read), each provider its own (Provider::Restore),
+// in the order kubelet starts their managers. (The ledger records admitted pods: ToPodRecord.)
 // The memory record's layout and what is not restored: docs/admission.md, "Persisted state".
 //
 // Anything the records hold that the node can no longer give is FAILED_PRECONDITION naming
@@ -11,17 +11,10 @@
 
 #include "absl/status/statusor.h"
 
-#include "lib/admission/admission.h"
 #include "lib/admission/node_policy.h"
-#include "lib/pod/pod.h"
 #include "lib/state/state.h"
 
 namespace topologyd::admission {
-
-// The record of `pod` after a successful Admit() (`result.admitted`); container_id and cgroup
-// stay empty (the engine fills them on Allocate). Containers in admission order.
-state::PodRecord ToPodRecord(const NodePolicy& node, const pod::Pod& pod,
-                             const AdmissionResult& result);
 
 // The providers' states for `records` on this node. FAILED_PRECONDITION on a conflict (see
 // above): exclusive CPUs that no longer exist, are reserved, or are held by two pods; exclusive

@@ -267,8 +267,8 @@ absl::StatusOr<ExplainReply> Engine::Explain(const pod::Pod& pod) const {
 
 void Engine::AllocateAsync(const std::string& pod_uid, const std::string& container,
                            const std::string& container_id, const std::string& cgroup_path,
-                           Completion<ContainerView> done) {
-  ContainerView view;
+                           Completion<state::ContainerRecord> done) {
+  state::ContainerRecord view;
   uint64_t generation = 0;
   absl::Status decided = [&]() -> absl::Status {
     absl::MutexLock lock(&mu_);
@@ -296,11 +296,11 @@ void Engine::AllocateAsync(const std::string& pod_uid, const std::string& contai
               });
 }
 
-absl::StatusOr<ContainerView> Engine::Allocate(const std::string& pod_uid,
-                                               const std::string& container,
-                                               const std::string& container_id,
-                                               const std::string& cgroup_path) {
-  return Await<ContainerView>([&](Completion<ContainerView> done) {
+absl::StatusOr<state::ContainerRecord> Engine::Allocate(const std::string& pod_uid,
+                                                        const std::string& container,
+                                                        const std::string& container_id,
+                                                        const std::string& cgroup_path) {
+  return Await<state::ContainerRecord>([&](Completion<state::ContainerRecord> done) {
     AllocateAsync(pod_uid, container, container_id, cgroup_path, std::move(done));
   });
 }

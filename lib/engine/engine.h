@@ -78,15 +78,11 @@ struct EngineStatus {
   std::string problem;  // why not, for people; empty while healthy
 };
 
-// A container as the API shows it: its record, with the current shared pool as `cpus`
-// for a shared-pool container.
-using ContainerView = ledger::ContainerHoldings;
-
 struct AdmitReply {
   bool admitted = false;
   std::string reason;
   std::string message;
-  std::vector<ContainerView> containers;
+  std::vector<state::ContainerRecord> containers;
   uint64_t generation = 0;
   // False only for an admission answered when decided (AnswerWhen::kDecided) before the
   // checkpoint holding it was written.
@@ -176,13 +172,14 @@ class Engine {
   absl::StatusOr<ExplainReply> Explain(const pod::Pod& pod) const;
   // Binds an admitted container to its runtime container id and cgroup (relative to the
   // cgroup root; empty = derive from kubelet's naming). NOT_FOUND / INVALID_ARGUMENT.
-  absl::StatusOr<ContainerView> Allocate(const std::string& pod_uid, const std::string& container,
-                                         const std::string& container_id,
-                                         const std::string& cgroup_path);
+  absl::StatusOr<state::ContainerRecord> Allocate(const std::string& pod_uid,
+                                                  const std::string& container,
+                                                  const std::string& container_id,
+                                                  const std::string& cgroup_path);
   // Allocate without blocking, like AdmitAsync.
   void AllocateAsync(const std::string& pod_uid, const std::string& container,
                      const std::string& container_id, const std::string& cgroup_path,
-                     Completion<ContainerView> done);
+                     Completion<state::ContainerRecord> done);
   // Releases a pod, or one of its containers. Returns the new generation. NOT_FOUND. With
   // `guard` (one container only), only while the container is bound as it says
   // (ledger::ReleaseGuard: FAILED_PRECONDITION for a runtime container id alone, ABORTED

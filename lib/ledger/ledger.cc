@@ -26,6 +26,14 @@ state::ContainerRecord* FindContainer(state::PodRecord& pod, const std::string& 
       FindContainer(static_cast<const state::PodRecord&>(pod), name));
 }
 
+// The shared-pool view, made here only: `container` as the API shows it, a shared-pool
+// container's `cpus` being `shared_pool`, the pool now (its record keeps the pool of its
+// admission, informational).
+state::ContainerRecord AsShown(state::ContainerRecord container, const CpuSet& shared_pool) {
+  if (!container.exclusive) container.cpus = shared_pool;
+  return container;
+}
+
 // Containers of `pod` that `record` does not hold yet: new to the pod (a caller that learns
 // the pod's containers one at a time admits each as it comes), or released one by one (by a
 // caller, or by reconcile when their cgroup stayed gone) while the pod stayed admitted.
@@ -42,11 +50,27 @@ std::vector<std::string> NotHeldYet(const state::PodRecord& record, const pod::P
 
 }  // namespace
 
-Ledger::Ledger(std::shared_ptr<const admission::NodePolicy> policy,
-               admission::AllocationState allocation, state::State records)
-    : policy_(std::move(policy)),
-      allocation_(std::move(allocation)),
-      records_(std::move(records)) {}
+Ledger::Ledger(std::shared_ptr<const admission::NodePolicy> policy, Given given)
+    : policy_(std::move(policy)), given_(std::move(given)) {}
+
+void Ledger::Commit(const std::string& uid, std::optional<state::PodRecord> record,
+                    std::optional<admission::AllocationState> providers) {
+  if (record.has_value()) {
+    given_.records.pods[uid] = *std::move(record);
+  } else {
+    given_.records.pods.erase(uid);
+  }
+  if (providers.has_value()) given_.providers = *std::move(providers);
+  ++given_.records.generation;
+}
+
+state::PodRecord ToPodRecord(const pod::Pod& pod, const admission::AdmissionResult& result) {
+  return state::PodRecord{.uid = pod.uid,
+                          .namespace_name = pod.namespace_name,
+                          .name = pod.name,
+                          .qos = std::string(pod::QosClassName(pod::ComputeQos(pod))),
+                          .containers = result.containers};
+}
 
 absl::StatusOr<Ledger> Ledger::Restore(std::shared_ptr<const admission::NodePolicy> policy,
                                        state::State records, std::string_view state_path,
@@ -66,22 +90,23 @@ absl::StatusOr<Ledger> Ledger::Restore(std::shared_ptr<const admission::NodePoli
         "their entries (or the state file once the node is empty) and start again.",
         state_path, config_file, allocation.status().message()));
   }
-  return Ledger(std::move(policy), *std::move(allocation), std::move(records));
+  return Ledger(std::move(policy),
+                Given{.providers = *std::move(allocation), .records = std::move(records)});
 }
 
-std::vector<ContainerHoldings> Ledger::Holdings(const state::PodRecord& pod) const {
-  std::vector<ContainerHoldings> held = pod.containers;
-  for (ContainerHoldings& c : held) {
-    if (!c.exclusive) c.cpus = allocation_.cpu.default_cpu_set;
-  }
+std::vector<state::ContainerRecord> Ledger::Holdings(const state::PodRecord& pod) const {
+  std::vector<state::ContainerRecord> held;
+  held.reserve(pod.containers.size());
+  for (const state::ContainerRecord& c : pod.containers) held.push_back(AsShown(c, shared_pool()));
   return held;
 }
 
 absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
   AdmitOutcome outcome;
-  auto known = records_.pods.find(pod.uid);
+  const std::map<std::string, state::PodRecord>& pods = given_.records.pods;
+  auto known = pods.find(pod.uid);
   std::vector<std::string> missing;
-  if (known != records_.pods.end()) {
+  if (known != pods.end()) {
     missing = NotHeldYet(known->second, pod);
     if (missing.empty()) {
       // Idempotent: the same uid gets the allocation it already has (every container it
@@ -96,7 +121,7 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
     // or, refused, none).
   }
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
-                             admission::Admit(*policy_, allocation_, pod));
+                             admission::Admit(*policy_, given_.providers, pod));
   outcome.policy = result.explanation.policy;
   outcome.scope = result.explanation.scope;
   outcome.counts = result.counts;
@@ -112,8 +137,8 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
     }
     return outcome;
   }
-  state::PodRecord record = admission::ToPodRecord(*policy_, pod, result);
-  if (known != records_.pods.end()) {
+  state::PodRecord record = ToPodRecord(pod, result);
+  if (known != pods.end()) {
     // Held containers keep their record as it was, binding included (the providers kept
     // what they hold; only the new ones changed the state).
     for (state::ContainerRecord& c : record.containers) {
@@ -125,19 +150,17 @@ absl::StatusOr<AdmitOutcome> Ledger::Admit(const pod::Pod& pod) {
       if (FindContainer(record, old.name) == nullptr) record.containers.push_back(old);
     }
   }
-  allocation_ = std::move(result.new_state);
+  Commit(pod.uid, std::move(record), std::move(result.new_state));
   outcome.admitted = true;
-  outcome.containers = Holdings(record);
-  records_.pods[pod.uid] = std::move(record);
-  ++records_.generation;
+  outcome.containers = Holdings(pods.at(pod.uid));
   return outcome;
 }
 
 absl::StatusOr<admission::AdmissionResult> Ledger::Explain(const pod::Pod& pod) const {
   TOPOLOGYD_ASSIGN_OR_RETURN(admission::AdmissionResult result,
-                             admission::Explain(*policy_, allocation_, pod));
-  if (auto known = records_.pods.find(pod.uid);
-      known != records_.pods.end() && NotHeldYet(known->second, pod).empty()) {
+                             admission::Explain(*policy_, given_.providers, pod));
+  if (auto known = given_.records.pods.find(pod.uid);
+      known != given_.records.pods.end() && NotHeldYet(known->second, pod).empty()) {
     // Admit answers an admitted uid with what it holds, without deciding again; so does the
     // decision here. kubelet's re-admission, which the hints show, can differ from it (e.g.
     // full-pcpus-only refuses before it looks at held CPUs).
@@ -155,17 +178,17 @@ absl::StatusOr<admission::AdmissionResult> Ledger::Explain(const pod::Pod& pod) 
   return result;
 }
 
-absl::StatusOr<ContainerHoldings> Ledger::Bind(
+absl::StatusOr<state::ContainerRecord> Ledger::Bind(
     const std::string& pod_uid, const std::string& container, const std::string& container_id,
     const std::string& cgroup,
     const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup) {
   TOPOLOGYD_RETURN_IF_ERROR(ValidateBindingRequest(container_id, cgroup));
-  auto it = records_.pods.find(pod_uid);
-  if (it == records_.pods.end()) {
+  auto it = given_.records.pods.find(pod_uid);
+  if (it == given_.records.pods.end()) {
     return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
   }
-  state::PodRecord& pod = it->second;
-  state::ContainerRecord* record = FindContainer(pod, container);
+  const state::PodRecord& pod = it->second;
+  const state::ContainerRecord* record = FindContainer(pod, container);
   if (record == nullptr) {
     return absl::NotFoundError(
         fmt::format("pod {} has no admitted container \"{}\"", pod_uid, container));
@@ -174,45 +197,49 @@ absl::StatusOr<ContainerHoldings> Ledger::Bind(
   if (path.empty()) {
     TOPOLOGYD_ASSIGN_OR_RETURN(path, derive_cgroup(pod));
   }
-  TOPOLOGYD_RETURN_IF_ERROR(CheckFreeBinding(records_, pod_uid, container, container_id, path));
+  TOPOLOGYD_RETURN_IF_ERROR(
+      CheckFreeBinding(given_.records, pod_uid, container, container_id, path));
   if (record->container_id != container_id || record->cgroup != path) {
-    record->container_id = container_id;
-    record->cgroup = path;
-    ++records_.generation;
+    state::PodRecord bound = pod;
+    state::ContainerRecord* c = FindContainer(bound, container);
+    c->container_id = container_id;
+    c->cgroup = path;
+    Commit(pod_uid, std::move(bound), std::nullopt);
   }
   TOPOLOGYD_RETURN_IF_ERROR(ContainerStarted(pod_uid, container));
-  ContainerHoldings bound = *record;
-  if (!bound.exclusive) bound.cpus = allocation_.cpu.default_cpu_set;
-  return bound;
+  return AsShown(*FindContainer(given_.records.pods.at(pod_uid), container), shared_pool());
 }
 
 absl::Status Ledger::ContainerStarted(const std::string& pod_uid, const std::string& container) {
-  auto it = records_.pods.find(pod_uid);
-  if (it == records_.pods.end()) {
+  auto it = given_.records.pods.find(pod_uid);
+  if (it == given_.records.pods.end()) {
     return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
   }
-  std::vector<state::ContainerRecord*> finished;
+  const std::vector<state::ContainerRecord>& containers = it->second.containers;
+  std::vector<size_t> finished;  // regular init containers before it that still hold memory
   bool found = false;
-  for (state::ContainerRecord& c : it->second.containers) {
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const state::ContainerRecord& c = containers[i];
     if (c.name == container) {
       found = true;
       break;
     }
     // Records keep the pod's start order: init containers first, in spec order.
-    if (c.init && !c.restartable && !c.memory.empty()) finished.push_back(&c);
+    if (c.init && !c.restartable && !c.memory.empty()) finished.push_back(i);
   }
   if (!found) {
     return absl::NotFoundError(
         fmt::format("pod {} has no admitted container \"{}\"", pod_uid, container));
   }
   if (finished.empty()) return absl::OkStatus();
+  state::PodRecord started = it->second;
   std::vector<std::string> names;
-  for (state::ContainerRecord* c : finished) {
-    names.push_back(c->name);
-    c->memory.clear();
+  for (size_t i : finished) {
+    names.push_back(started.containers[i].name);
+    started.containers[i].memory.clear();
   }
-  allocation_ = admission::InitContainersFinished(*policy_, allocation_, pod_uid, names);
-  ++records_.generation;
+  Commit(pod_uid, std::move(started),
+         admission::InitContainersFinished(*policy_, given_.providers, pod_uid, names));
   return absl::OkStatus();
 }
 
@@ -223,12 +250,12 @@ absl::Status Ledger::Release(const std::string& pod_uid,
     return absl::InvalidArgumentError("container_id: only with container_name");
   }
   if (guard) TOPOLOGYD_RETURN_IF_ERROR(ValidateBindingRequest(guard->container_id, ""));
-  auto it = records_.pods.find(pod_uid);
-  if (it == records_.pods.end()) {
+  auto it = given_.records.pods.find(pod_uid);
+  if (it == given_.records.pods.end()) {
     return absl::NotFoundError(fmt::format("pod {} is not admitted", pod_uid));
   }
   if (container) {
-    auto& containers = it->second.containers;
+    const std::vector<state::ContainerRecord>& containers = it->second.containers;
     auto c = std::find_if(containers.begin(), containers.end(),
                           [&](const state::ContainerRecord& r) { return r.name == *container; });
     if (c == containers.end()) {
@@ -248,14 +275,14 @@ absl::Status Ledger::Release(const std::string& pod_uid,
           fmt::format("pod {} container \"{}\" {}, not {}; nothing was released", pod_uid,
                       *container, bound, guard->container_id));
     }
-    allocation_ = admission::Release(*policy_, allocation_, pod_uid, *container);
-    containers.erase(c);
-    if (containers.empty()) records_.pods.erase(it);
+    std::optional<state::PodRecord> rest = it->second;
+    rest->containers.erase(rest->containers.begin() + (c - containers.begin()));
+    if (rest->containers.empty()) rest.reset();
+    Commit(pod_uid, std::move(rest),
+           admission::Release(*policy_, given_.providers, pod_uid, *container));
   } else {
-    allocation_ = admission::Release(*policy_, allocation_, pod_uid);
-    records_.pods.erase(it);
+    Commit(pod_uid, std::nullopt, admission::Release(*policy_, given_.providers, pod_uid));
   }
-  ++records_.generation;
   return absl::OkStatus();
 }
 
@@ -265,9 +292,7 @@ void Ledger::SetPolicy(std::shared_ptr<const admission::NodePolicy> policy) {
 
 Allocations ListOf(state::State records, CpuSet reserved, CpuSet shared_pool) {
   for (auto& [uid, pod] : records.pods) {
-    for (state::ContainerRecord& c : pod.containers) {
-      if (!c.exclusive) c.cpus = shared_pool;
-    }
+    for (state::ContainerRecord& c : pod.containers) c = AsShown(std::move(c), shared_pool);
   }
   return Allocations{.reserved = std::move(reserved),
                      .shared_pool = std::move(shared_pool),
@@ -276,10 +301,10 @@ Allocations ListOf(state::State records, CpuSet reserved, CpuSet shared_pool) {
 
 CpuSet Ledger::reserved() const { return policy_->cpu ? policy_->cpu->reserved() : CpuSet(); }
 
-Allocations Ledger::List() const { return ListOf(records_, reserved(), shared_pool()); }
+Allocations Ledger::List() const { return ListOf(given_.records, reserved(), shared_pool()); }
 
 std::vector<NumaUsage> Ledger::PerNuma() const {
-  return PerNumaOf(*policy_->topology, records_, reserved());
+  return PerNumaOf(*policy_->topology, given_.records, reserved());
 }
 
 std::vector<NumaUsage> PerNumaOf(const topology::Topology& machine, const state::State& records,

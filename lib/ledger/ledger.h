@@ -1,8 +1,9 @@
 // Ledger: the one record of what the node has given away. It owns the providers' working
-// states (admission::AllocationState) and the per-container records the checkpoint stores
-// (state::State: holdings and runtime bindings), keeps the two in step, and answers the
-// queries the API, the checkpoint, Explain and the exports need. Every change goes through
-// it; each one that changes anything raises the generation by one.
+// states (admission::AllocationState) and the records the checkpoint stores (state::State:
+// each container's state::ContainerRecord, its holdings and runtime binding) as one value,
+// which every change replaces in one step, and answers the queries the API, the checkpoint,
+// Explain and the exports need. Every change goes through it; each one that changes anything
+// raises the generation by one.
 //
 // A value with no locking and no I/O: the engine serialises calls and makes Snapshot()s
 // durable.
@@ -29,17 +30,15 @@
 
 namespace topologyd::ledger {
 
-// What one container holds, as the API, the checkpoint and Explain show it. For a shared-pool
-// container the ledger's answers carry the current shared pool as `cpus`.
-using ContainerHoldings = state::ContainerRecord;
-
 // An admission that changed the ledger raised generation() by one; one answered from what
 // the pod holds, or refused, did not.
 struct AdmitOutcome {
   bool admitted = false;
-  std::string reason;                         // a refusal's, kubelet's wording
-  std::string message;                        // a refusal's
-  std::vector<ContainerHoldings> containers;  // when admitted
+  std::string reason;   // a refusal's, kubelet's wording
+  std::string message;  // a refusal's
+  // When admitted: what the pod's containers hold, a shared-pool container showing the pool
+  // now as `cpus` (its record keeps the pool of its admission).
+  std::vector<state::ContainerRecord> containers;
   // False when the uid was answered with what it already holds (nothing decided).
   bool decided = true;
   // The decision's policy and scope and its managers' counts, for metrics.
@@ -71,6 +70,10 @@ struct Allocations {
 
 // `records` as List() shows them, with `shared_pool` as the pool shared-pool containers show.
 Allocations ListOf(state::State records, CpuSet reserved, CpuSet shared_pool);
+
+// The record of `pod` after a successful admission (`result.admitted`): its containers as
+// admitted, in admission order; container_id and cgroup stay empty until Bind.
+state::PodRecord ToPodRecord(const pod::Pod& pod, const admission::AdmissionResult& result);
 
 // One NUMA node's share of the node, for exports.
 struct NumaUsage {
@@ -108,7 +111,7 @@ class Ledger {
   // cgroup root). `derive_cgroup` gives the path when `cgroup` is empty, from the pod's record.
   // NOT_FOUND for an unknown pod or container; INVALID_ARGUMENT for a malformed id or path,
   // or one another container is bound to (or nested with).
-  absl::StatusOr<ContainerHoldings> Bind(
+  absl::StatusOr<state::ContainerRecord> Bind(
       const std::string& pod_uid, const std::string& container, const std::string& container_id,
       const std::string& cgroup,
       const std::function<absl::StatusOr<std::string>(const state::PodRecord&)>& derive_cgroup);
@@ -129,25 +132,36 @@ class Ledger {
   void SetPolicy(std::shared_ptr<const admission::NodePolicy> policy);
 
   const std::shared_ptr<const admission::NodePolicy>& policy() const { return policy_; }
-  uint64_t generation() const { return records_.generation; }
-  size_t pod_count() const { return records_.pods.size(); }
-  const CpuSet& shared_pool() const { return allocation_.cpu.default_cpu_set; }
+  uint64_t generation() const { return given_.records.generation; }
+  size_t pod_count() const { return given_.records.pods.size(); }
+  const CpuSet& shared_pool() const { return given_.providers.cpu.default_cpu_set; }
   // The reserved CPUs; empty without the static CPU policy.
   CpuSet reserved() const;
   // The records as the checkpoint stores them.
-  const state::State& Snapshot() const { return records_; }
+  const state::State& Snapshot() const { return given_.records; }
   Allocations List() const;
   std::vector<NumaUsage> PerNuma() const;
 
  private:
-  Ledger(std::shared_ptr<const admission::NodePolicy> policy, admission::AllocationState allocation,
-         state::State records);
+  // What the node has given away, twice over: the providers' states, which admission decides
+  // against, and the records, which the checkpoint stores and the API shows. Only Commit
+  // changes it, both halves at once.
+  struct Given {
+    admission::AllocationState providers;
+    state::State records;
+  };
+
+  Ledger(std::shared_ptr<const admission::NodePolicy> policy, Given given);
+  // The one way the ledger changes: pod `uid`'s record becomes `record` (the pod is removed
+  // when nullopt), the providers' states become `providers` when given, and the generation is
+  // raised by one.
+  void Commit(const std::string& uid, std::optional<state::PodRecord> record,
+              std::optional<admission::AllocationState> providers);
   // The pod's containers as the API shows them.
-  std::vector<ContainerHoldings> Holdings(const state::PodRecord& pod) const;
+  std::vector<state::ContainerRecord> Holdings(const state::PodRecord& pod) const;
 
   std::shared_ptr<const admission::NodePolicy> policy_;
-  admission::AllocationState allocation_;
-  state::State records_;
+  Given given_;
 };
 
 }  // namespace topologyd::ledger

@@ -115,14 +115,13 @@ std::vector<admission::ProviderHintsEntry> ProvidersFromProto(
   return out;
 }
 
-absl::StatusOr<admission::ContainerAllocation> ContainerFromProto(
-    const v1::ContainerAllocation& in) {
+absl::StatusOr<state::ContainerRecord> ContainerFromProto(const v1::ContainerAllocation& in) {
   absl::StatusOr<CpuSet> cpus = CpuSet::Parse(in.cpus());
   if (!cpus.ok()) {
     return absl::InvalidArgumentError(
         fmt::format("container \"{}\": cpus: {}", in.name(), cpus.status().message()));
   }
-  admission::ContainerAllocation out;
+  state::ContainerRecord out;
   out.name = in.name();
   out.cpus = *std::move(cpus);
   out.exclusive = in.exclusive();
@@ -150,8 +149,8 @@ void HoldingsToProto(const state::ContainerRecord& in, const FeatureGates& gates
 
 }  // namespace
 
-void ContainerViewToProto(const engine::ContainerView& in, const FeatureGates& gates,
-                          v1::ContainerAllocation* out) {
+void ContainerToProto(const state::ContainerRecord& in, const FeatureGates& gates,
+                      v1::ContainerAllocation* out) {
   HoldingsToProto(in, gates, out);
   out->set_container_id(in.container_id);
   out->set_cgroup(in.cgroup);
@@ -162,7 +161,7 @@ void AdmitReplyToProto(const engine::AdmitReply& in, const FeatureGates& gates,
   out->set_admitted(in.admitted);
   out->set_reason(in.reason);
   out->set_message(in.message);
-  for (const auto& c : in.containers) ContainerViewToProto(c, gates, out->add_containers());
+  for (const auto& c : in.containers) ContainerToProto(c, gates, out->add_containers());
   out->set_state_generation(in.generation);
   out->set_not_yet_durable(!in.durable);
 }
@@ -175,7 +174,7 @@ void ExplainReplyToProto(const engine::ExplainReply& in, const FeatureGates& gat
   decision->set_admitted(result.admitted);
   decision->set_reason(result.reason);
   decision->set_message(result.message);
-  for (const admission::ContainerAllocation& c : result.containers) {
+  for (const state::ContainerRecord& c : result.containers) {
     HoldingsToProto(c, gates, decision->add_containers());
   }
   const admission::Explanation& explanation = result.explanation;
@@ -218,7 +217,7 @@ absl::StatusOr<ExplainedResult> ExplainResponseToResult(const v1::ExplainRespons
   result.reason = decision.reason();
   result.message = decision.message();
   for (const v1::ContainerAllocation& c : decision.containers()) {
-    TOPOLOGYD_ASSIGN_OR_RETURN(admission::ContainerAllocation container, ContainerFromProto(c));
+    TOPOLOGYD_ASSIGN_OR_RETURN(state::ContainerRecord container, ContainerFromProto(c));
     result.containers.push_back(std::move(container));
   }
   admission::Explanation& explanation = result.explanation;
@@ -266,7 +265,7 @@ void AllocationsToProto(const engine::AllocationsView& in, const FeatureGates& g
     p->set_uid(pod.uid);
     p->set_namespace_(pod.namespace_name);
     p->set_name(pod.name);
-    for (const auto& c : pod.containers) ContainerViewToProto(c, gates, p->add_containers());
+    for (const auto& c : pod.containers) ContainerToProto(c, gates, p->add_containers());
   }
 }
 

@@ -20,8 +20,8 @@ namespace topologyd::rpc {
 
 using FeatureGates = config::Config::FeatureGates;
 
-void ContainerViewToProto(const engine::ContainerView& in, const FeatureGates& gates,
-                          topologyd::v1::ContainerAllocation* out);
+void ContainerToProto(const state::ContainerRecord& in, const FeatureGates& gates,
+                      topologyd::v1::ContainerAllocation* out);
 void AdmitReplyToProto(const engine::AdmitReply& in, const FeatureGates& gates,
                        topologyd::v1::AdmitResponse* out);
 void ExplainReplyToProto(const engine::ExplainReply& in, const FeatureGates& gates,

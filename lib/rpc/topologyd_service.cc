@@ -376,7 +376,7 @@ grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext
                                                      const v1::AllocateRequest* request,
                                                      v1::AllocateResponse* response) {
   std::string cgroup_path;
-  return AnswerWhenDurable<engine::ContainerView>(
+  return AnswerWhenDurable<state::ContainerRecord>(
       context,
       [&] {
         if (grpc::Status s = CheckField("pod_uid", pod::ValidatePodUid(request->pod_uid()));
@@ -404,12 +404,12 @@ grpc::ServerUnaryReactor* TopologydService::Allocate(grpc::CallbackServerContext
         }
         return grpc::Status::OK;
       },
-      [&](engine::Completion<engine::ContainerView> done) {
+      [&](engine::Completion<state::ContainerRecord> done) {
         engine_->AllocateAsync(request->pod_uid(), request->container_name(),
                                request->container_id(), cgroup_path, std::move(done));
       },
-      [this, response](const engine::ContainerView& view) {
-        ContainerViewToProto(view, engine_->config()->feature_gates, response->mutable_container());
+      [this, response](const state::ContainerRecord& view) {
+        ContainerToProto(view, engine_->config()->feature_gates, response->mutable_container());
       });
 }
 

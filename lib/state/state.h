@@ -23,7 +23,9 @@
 
 namespace topologyd::state {
 
-// One container's share of the node.
+// One container's share of the node: the one type for what a container holds, whoever shows
+// it: the checkpoint, admission's results and Explain, the ledger's and the engine's answers,
+// the API.
 struct ContainerRecord {
   std::string name;
   bool init = false;  // an init container (its exclusive CPUs may be reused by app containers)
@@ -31,7 +33,8 @@ struct ContainerRecord {
   // Sidecars keep running beside the app containers, other init containers finish first.
   bool restartable = false;
   // The CPUs the container runs on. With `exclusive`, no other container may hold them;
-  // otherwise this is the shared pool at the time of admission (informational).
+  // otherwise this is the shared pool at the time of admission (informational): the ledger's
+  // answers show the pool as it is now instead.
   CpuSet cpus;
   bool exclusive = false;
   // The NUMA nodes (OS ids) the topology manager aligned the container to; empty = unknown or

@@ -44,7 +44,7 @@ TEST_F(AdmissionTest, GuaranteedContainerGetsExclusiveCpusOnOneNode) {
   ASSERT_TRUE(r.admitted) << r.message;
   EXPECT_EQ(r.reason, "");
   ASSERT_EQ(r.containers.size(), 1U);
-  const ContainerAllocation& app = r.containers[0];
+  const state::ContainerRecord& app = r.containers[0];
   EXPECT_TRUE(app.exclusive);
   EXPECT_EQ(app.cpus.Size(), 4);
   ASSERT_EQ(app.numa_affinity.size(), 1U);
@@ -128,7 +128,7 @@ TEST_F(AdmissionTest, GpuPullsTheCpusToItsNode) {
       MustAdmit(node_, first.new_state,
                 Pod("p2", {Ctr("a", {{"cpu", "2"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})}));
   ASSERT_TRUE(second.admitted) << second.message;
-  const ContainerAllocation& c = second.containers[0];
+  const state::ContainerRecord& c = second.containers[0];
   ASSERT_EQ(c.numa_affinity.size(), 1U);
   EXPECT_NE(c.numa_affinity[0], first_node);
   EXPECT_TRUE(c.cpus.IsSubsetOf(topology_.numa_nodes[c.numa_affinity[0]].cpus));
@@ -200,8 +200,8 @@ TEST_F(AdmissionTest, AppContainerReusesInitContainerCpus) {
                                 Pod("p1", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}})},
                                     {Ctr("init", {{"cpu", "4"}, {"memory", "1Gi"}})}));
   ASSERT_TRUE(r.admitted) << r.message;
-  const ContainerAllocation* init = Find(r, "init");
-  const ContainerAllocation* app = Find(r, "app");
+  const state::ContainerRecord* init = Find(r, "init");
+  const state::ContainerRecord* app = Find(r, "app");
   ASSERT_NE(init, nullptr);
   ASSERT_NE(app, nullptr);
   EXPECT_TRUE(init->init);

@@ -156,8 +156,8 @@ inline AdmissionResult MustAdmit(const NodePolicy& node, const AllocationState& 
   return r.ok() ? *std::move(r) : AdmissionResult{};
 }
 
-inline const ContainerAllocation* Find(const AdmissionResult& r, std::string_view name) {
-  for (const ContainerAllocation& c : r.containers) {
+inline const state::ContainerRecord* Find(const AdmissionResult& r, std::string_view name) {
+  for (const state::ContainerRecord& c : r.containers) {
     if (c.name == name) return &c;
   }
   return nullptr;

@@ -35,7 +35,7 @@ TEST(CpuQuotaTest, ContainersWithExclusiveCpusRunWithoutAQuotaWhileTheGateIsOn) 
   ASSERT_FALSE(Find(r, "helper")->exclusive);
   EXPECT_FALSE(CpuQuotaUnlimited(true, *Find(r, "helper")));
   // The gate off: kubelet's quota everywhere, as before v1.33.
-  for (const ContainerAllocation& c : r.containers) EXPECT_FALSE(CpuQuotaUnlimited(false, c));
+  for (const state::ContainerRecord& c : r.containers) EXPECT_FALSE(CpuQuotaUnlimited(false, c));
 }
 
 TEST(CpuQuotaTest, TheNonePolicyGivesNoContainerCpusOfItsOwn) {
@@ -44,7 +44,7 @@ TEST(CpuQuotaTest, TheNonePolicyGivesNoContainerCpusOfItsOwn) {
   config.reserved_system_cpus.reset();
   AdmissionResult r = AdmitOn(config, MixedPod());
   ASSERT_TRUE(r.admitted) << r.message;
-  for (const ContainerAllocation& c : r.containers) {
+  for (const state::ContainerRecord& c : r.containers) {
     EXPECT_FALSE(CpuQuotaUnlimited(true, c)) << c.name;
   }
 }

@@ -9,6 +9,7 @@
 #include "lib/admission/numa_split_request.h"
 #include "lib/admission/reasons.h"
 #include "lib/admission/state_records.h"
+#include "lib/ledger/ledger.h"
 #include "lib/state/checkpoint_codec.h"
 #include "tests/support/durable_state.h"
 #include "tests/unit/admission/admission_test_util.h"
@@ -73,7 +74,7 @@ TEST(NumaSplitTest, TwoNodesEvenSplit) {
                 SplitPod("g", {Guest("vm", 8, "8Gi")}, {{"topologyd.io/numa-nodes", "2"}}));
   ASSERT_TRUE(r.admitted) << r.message;
   EXPECT_THAT(CellNodes(r), ElementsAre(0, 1));
-  const ContainerAllocation* vm = Find(r, "vm");
+  const state::ContainerRecord* vm = Find(r, "vm");
   ASSERT_NE(vm, nullptr);
   EXPECT_TRUE(vm->exclusive);
   EXPECT_EQ(vm->cpus.Size(), 8);
@@ -362,7 +363,7 @@ TEST(NumaSplitTest, RecordsSurviveACheckpointAndARestart) {
     const AdmissionResult r = MustAdmit(node, state, pod);
     ASSERT_TRUE(r.admitted) << r.message;
     state = r.new_state;
-    records.pods[pod.uid] = ToPodRecord(node, pod, r);
+    records.pods[pod.uid] = ledger::ToPodRecord(pod, r);
   };
   add(Pod("plain", {Ctr("app", {{"cpu", "2"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}})}));
   add(SplitPod("g", {Guest("a", 3, "1Gi"), Guest("b", 3, "2Gi")},

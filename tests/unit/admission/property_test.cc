@@ -21,6 +21,7 @@
 
 #include "lib/admission/admission.h"
 #include "lib/admission/state_records.h"
+#include "lib/ledger/ledger.h"
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/durable_state.h"
 #include "tests/support/require_component.h"
@@ -95,7 +96,7 @@ class Stream {
         if (r->admitted) {
           CheckAlignment(*r);
           state = r->new_state;
-          records_.pods[pod.uid] = ToPodRecord(node_, pod, *r);
+          records_.pods[pod.uid] = ledger::ToPodRecord(pod, *r);
           pods_.emplace(pod.uid, pod);
           ++admitted_;
         } else {
@@ -157,7 +158,7 @@ class Stream {
   void CheckAlignment(const AdmissionResult& r) {
     if (r.explanation.policy != hints::Policy::kSingleNumaNode) return;
     const topology::Topology& machine = *node_.topology;
-    for (const ContainerAllocation& c : r.containers) {
+    for (const state::ContainerRecord& c : r.containers) {
       if (c.numa_affinity.empty()) {
         // Nil hint: either a one-node machine, or no resource of the container had a
         // preference (so nothing aligned was allocated).

@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "lib/ledger/ledger.h"
 #include "tests/support/durable_state.h"
 #include "tests/unit/admission/admission_test_util.h"
 
@@ -38,7 +39,7 @@ class StateRecordsTest : public ::testing::Test {
     AdmissionResult r = MustAdmit(node_, state_, pod);
     ASSERT_TRUE(r.admitted) << r.message;
     state_ = r.new_state;
-    records_.pods[pod.uid] = ToPodRecord(node_, pod, r);
+    records_.pods[pod.uid] = ledger::ToPodRecord(pod, r);
   }
   topology::Topology machine_;
   NodePolicy node_;

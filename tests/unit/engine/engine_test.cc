@@ -308,9 +308,9 @@ TEST_F(EngineTest, ReAdmissionAllocatesAContainerReleasedAlone) {
   ASSERT_TRUE(again->admitted) << again->message;
   ASSERT_EQ(again->containers.size(), 2u);
   EXPECT_GT(again->generation, before);
-  const ContainerView& app =
+  const state::ContainerRecord& app =
       again->containers[0].name == "app" ? again->containers[0] : again->containers[1];
-  const ContainerView& side =
+  const state::ContainerRecord& side =
       again->containers[0].name == "side" ? again->containers[0] : again->containers[1];
   EXPECT_EQ(app.cpus, first->containers[0].cpus) << "a container that stayed was moved";
   EXPECT_EQ(app.container_id, "c-app") << "a container that stayed lost its binding";
@@ -542,8 +542,9 @@ TEST_F(EngineTest, ReconcileKeepsAContainerBoundAgainWhileItLooked) {
   {
     std::lock_guard<std::mutex> lock(log_mu_);
     on_next_cgroup_write_ = [&] {
-      e.AllocateAsync("victim", "app", "c2", "pods/v2",
-                      [&](absl::StatusOr<ContainerView> v) { bound.set_value(v.status()); });
+      e.AllocateAsync(
+          "victim", "app", "c2", "pods/v2",
+          [&](absl::StatusOr<state::ContainerRecord> v) { bound.set_value(v.status()); });
     };
   }
   e.ReconcileOnce(t0 + std::chrono::seconds(31));
@@ -593,9 +594,9 @@ TEST_F(EngineTest, SidecarsAreRecordedAcrossARestart) {
   p.init_containers[0].name = "setup";
   p.init_containers[1].name = "proxy";
   p.init_containers[1].restart_always = true;
-  auto flags = [](const std::vector<ContainerView>& containers) {
+  auto flags = [](const std::vector<state::ContainerRecord>& containers) {
     std::vector<std::pair<bool, bool>> out;  // init, restartable
-    for (const ContainerView& c : containers) out.emplace_back(c.init, c.restartable);
+    for (const state::ContainerRecord& c : containers) out.emplace_back(c.init, c.restartable);
     return out;
   };
   const std::vector<std::pair<bool, bool>> expected = {{true, false}, {true, true}, {false, false}};
@@ -1073,9 +1074,9 @@ TEST_F(EngineTest, AsyncRefusalsAndErrorsCompleteBeforeTheCallReturns) {
                           [&](absl::StatusOr<uint64_t> r) { unknown = std::move(r); });
   ASSERT_TRUE(unknown.has_value());
   EXPECT_EQ(unknown->status().code(), absl::StatusCode::kNotFound);
-  std::optional<absl::StatusOr<ContainerView>> bad;
+  std::optional<absl::StatusOr<state::ContainerRecord>> bad;
   (*engine)->AllocateAsync("nobody", "app", "not a container id", "",
-                           [&](absl::StatusOr<ContainerView> r) { bad = std::move(r); });
+                           [&](absl::StatusOr<state::ContainerRecord> r) { bad = std::move(r); });
   ASSERT_TRUE(bad.has_value());
   EXPECT_EQ(bad->status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ((*engine)->Status().state_generation, 0u);
