@@ -58,15 +58,17 @@ void CpusetManager::Unregister(std::string_view cgroup) {
   if (auto it = registered_.find(cgroup); it != registered_.end()) registered_.erase(it);
 }
 
-bool CpusetManager::IsRegistered(std::string_view cgroup) const {
-  return registered_.find(cgroup) != registered_.end();
+void CpusetManager::RegisterOnly(const std::vector<CpusetTarget>& desired) {
+  std::set<std::string, std::less<>> wanted;
+  for (const CpusetTarget& target : desired) {
+    if (ValidateRelativeCgroupPath(target.cgroup).ok()) wanted.insert(target.cgroup);
+  }
+  std::erase_if(registered_, [&](const auto& entry) { return !wanted.contains(entry.first); });
+  for (const std::string& cgroup : wanted) registered_.try_emplace(cgroup);
 }
 
-std::vector<std::string> CpusetManager::Registered() const {
-  std::vector<std::string> out;
-  out.reserve(registered_.size());
-  for (const auto& [cgroup, unused] : registered_) out.push_back(cgroup);
-  return out;
+bool CpusetManager::IsRegistered(std::string_view cgroup) const {
+  return registered_.find(cgroup) != registered_.end();
 }
 
 absl::StatusOr<CurrentCpuset> CpusetManager::Read(std::string_view cgroup) const {

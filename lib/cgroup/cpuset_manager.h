@@ -1,8 +1,11 @@
 // CpusetManager: the executor. It owns the confined handle on the cpuset hierarchy, the set of
 // cgroups topologyd may write, and turns desired cpusets into kernel writes:
 //
-//   Register(cgroup)             the engine declares a cgroup it owns (a container it admitted,
-//                                or a parent it manages); only registered cgroups are written.
+//   RegisterOnly(desired)        the cgroups topologyd owns become exactly those of `desired`:
+//                                the engine passes its whole desired picture (every container
+//                                bound now) before each batch. Register(cgroup) and
+//                                Unregister(cgroup) declare or forget one. Only registered
+//                                cgroups are written.
 //   Apply(desired)               read each target's current cpuset, plan (planner.h), write.
 //   Reconcile(desired, now)      the same, counted as drift repair, plus "cgroup gone" tracking
 //                                and (v2) targets whose effective cpuset lacks desired CPUs.
@@ -30,8 +33,8 @@
 // Time: the caller passes `now` to Reconcile; the manager only remembers when it first saw each
 // registered cgroup missing, so that the engine can apply a grace period before releasing.
 //
-// Thread-safety: not thread-safe; the engine serializes calls under its lock. The sink is called
-// synchronously on the calling thread.
+// Thread-safety: not thread-safe; the engine's enforcer (lib/engine/cpuset_enforcer.h)
+// serialises calls under its own lock. The sink is called synchronously on the calling thread.
 #pragma once
 
 #include <chrono>
@@ -147,8 +150,12 @@ class CpusetManager {
   absl::Status Register(std::string_view cgroup);
   // Forgets `cgroup` and its "missing since" record. Unknown paths are ignored.
   void Unregister(std::string_view cgroup);
+  // Makes the cgroups of `desired` exactly the registered ones: registers each, and forgets
+  // every other (with its "missing since" record). A target whose path fails
+  // ValidateRelativeCgroupPath stays unregistered; Apply and Reconcile report it
+  // (INVALID_ARGUMENT) as any bad target. Does not touch the filesystem.
+  void RegisterOnly(const std::vector<CpusetTarget>& desired);
   bool IsRegistered(std::string_view cgroup) const;
-  std::vector<std::string> Registered() const;
 
   // Reads cpuset.cpus and cpuset.mems of `cgroup` (any valid path; reading needs no
   // registration). NOT_FOUND when the cgroup or the files are missing.

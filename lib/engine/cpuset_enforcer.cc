@@ -1,7 +1,6 @@
 #include "lib/engine/cpuset_enforcer.h"
 
 #include <algorithm>
-#include <set>
 
 #include "lib/cgroup/naming.h"
 #include "lib/common/status_macros.h"
@@ -51,26 +50,6 @@ std::vector<cgroup::CpusetTarget> CpusetEnforcer::DesiredTargets(const state::St
   return targets;
 }
 
-std::vector<cgroup::CpusetTarget> CpusetEnforcer::SyncRegistrations(
-    const std::vector<cgroup::CpusetTarget>& desired) {
-  std::set<std::string> wanted;
-  for (const auto& t : desired) wanted.insert(t.cgroup);
-  for (const std::string& registered : manager_->Registered()) {
-    if (!wanted.count(registered)) manager_->Unregister(registered);
-  }
-  std::vector<cgroup::CpusetTarget> valid;
-  for (const auto& t : desired) {
-    // Paths were validated when the container was bound; a failure here means the record
-    // predates a stricter rule and the container is skipped rather than written.
-    if (absl::Status s = manager_->Register(t.cgroup); s.ok()) {
-      valid.push_back(t);
-    } else {
-      ReportUnwritten(t, s);
-    }
-  }
-  return valid;
-}
-
 void CpusetEnforcer::ReportUnwritten(const cgroup::CpusetTarget& target,
                                      const absl::Status& status) {
   ++counters_.failed_writes;
@@ -102,18 +81,18 @@ void CpusetEnforcer::Count(const cgroup::ApplyResult& result,
 
 cgroup::ApplyResult CpusetEnforcer::Apply(const std::vector<cgroup::CpusetTarget>& desired) {
   absl::MutexLock lock(&mu_);
-  const std::vector<cgroup::CpusetTarget> valid = SyncRegistrations(desired);
-  cgroup::ApplyResult result = manager_->Apply(valid);
-  Count(result, valid);
+  manager_->RegisterOnly(desired);
+  cgroup::ApplyResult result = manager_->Apply(desired);
+  Count(result, desired);
   return result;
 }
 
 cgroup::ReconcileReport CpusetEnforcer::Reconcile(const std::vector<cgroup::CpusetTarget>& desired,
                                                   cgroup::Timestamp now) {
   absl::MutexLock lock(&mu_);
-  const std::vector<cgroup::CpusetTarget> valid = SyncRegistrations(desired);
-  cgroup::ReconcileReport report = manager_->Reconcile(valid, now);
-  Count(report.apply, valid);
+  manager_->RegisterOnly(desired);
+  cgroup::ReconcileReport report = manager_->Reconcile(desired, now);
+  Count(report.apply, desired);
   counters_.drift_repairs += static_cast<uint64_t>(report.repaired);
   counters_.constrained = report.constrained.size();
   return report;

@@ -3,9 +3,11 @@
 // Every container bound to a cgroup (by Allocate) gets a target: its exclusive CPUs, or the
 // current shared pool; and its memory NUMA nodes as cpuset.mems when the Memory Manager
 // placed it (otherwise mems are left alone). After each durable state change the engine
-// passes the whole desired picture; the cgroup layer orders the writes so the kernel never
-// refuses one, and reports failures per container without aborting the batch. Reconcile()
-// reads every target back, repairs drift and reports cgroups that have disappeared.
+// passes the whole desired picture, whose cgroups the cgroup manager then owns (and no
+// other); the cgroup layer orders the writes so the kernel never refuses one, and reports
+// failures per container without aborting the batch. Reconcile() reads every target back,
+// repairs drift and reports cgroups that have disappeared. The enforcer adds the lock the
+// manager needs and the counters Status shows.
 //
 // Thread-safety: all methods are serialised internally.
 #pragma once
@@ -44,10 +46,11 @@ class CpusetEnforcer {
   static std::vector<cgroup::CpusetTarget> DesiredTargets(const state::State& state,
                                                           const CpuSet& shared_pool);
 
-  // Makes the kernel match `desired`, registering new cgroups and forgetting those no
-  // longer desired. Per-container failures are passed to the sink and counted as failed
-  // writes, also those that stopped before any write (a symlink or an unreadable file in the
-  // way); a cgroup that does not exist (yet, or any more) is not a failure here.
+  // Makes the kernel match `desired`, whose cgroups become the ones the manager owns
+  // (cgroup::CpusetManager::RegisterOnly). Per-container failures are passed to the sink and
+  // counted as failed writes, also those that stopped before any write (an invalid path, a
+  // symlink or an unreadable file in the way); a cgroup that does not exist (yet, or any more)
+  // is not a failure here.
   cgroup::ApplyResult Apply(const std::vector<cgroup::CpusetTarget>& desired);
 
   // Reads back and repairs; `gone` lists cgroups missing since the given time.
@@ -60,9 +63,6 @@ class CpusetEnforcer {
  private:
   CpusetEnforcer(std::unique_ptr<cgroup::CpusetManager> manager, std::string version_name,
                  cgroup::WriteSink sink);
-  // Registers the targets' cgroups and unregisters the rest; returns targets with valid paths.
-  std::vector<cgroup::CpusetTarget> SyncRegistrations(
-      const std::vector<cgroup::CpusetTarget>& desired) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Count(const cgroup::ApplyResult& result, const std::vector<cgroup::CpusetTarget>& desired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A target that failed without a write of its own to show for it.

@@ -162,6 +162,28 @@ TEST_P(CpusetManagerTest, WritesOnlyRegisteredCgroups) {
   for (const WriteRecord& w : r.writes) EXPECT_NE(w.cgroup, shared2_);
 }
 
+// The engine's whole desired picture becomes the registered set: what it no longer lists is
+// forgotten, and a target whose path is not valid is never registered.
+TEST_P(CpusetManagerTest, RegisterOnlyOwnsExactlyTheDesiredCgroups) {
+  std::vector<CpusetTarget> desired = Pool("0-3", "4-7");
+  desired.erase(desired.begin() + 1);  // shared2_ was released
+  desired.push_back({"../escape", S("0-3"), std::nullopt});
+  manager_->RegisterOnly(desired);
+  EXPECT_TRUE(manager_->IsRegistered(shared1_));
+  EXPECT_FALSE(manager_->IsRegistered(shared2_));
+  EXPECT_TRUE(manager_->IsRegistered(exclusive_));
+  EXPECT_FALSE(manager_->IsRegistered("../escape"));
+  ApplyResult r = manager_->Apply(desired);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].cgroup, "../escape");
+  EXPECT_EQ(r.failures[0].status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Cpus(shared1_), "0-3");
+  EXPECT_EQ(Cpus(exclusive_), "4-7");
+  // Listed again, a cgroup is registered again.
+  manager_->RegisterOnly(Pool("0-3", "4-7"));
+  EXPECT_TRUE(manager_->IsRegistered(shared2_));
+}
+
 TEST_P(CpusetManagerTest, RefusesBadTargetsWithInvalidArgumentAndWritesNothingForThem) {
   EXPECT_EQ(manager_->Register("../escape").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(manager_->Register("/kubepods").code(), absl::StatusCode::kInvalidArgument);
