@@ -1,9 +1,13 @@
-// The ledger on its own: admissions, re-admissions, bindings and releases keep the providers'
-// states and the records in step, raise the generation only when something changed, and
-// answer the queries the API and the exports read.
+// The ledger on its own: admissions, re-admissions, explanations, bindings (the binding rules)
+// and releases keep the providers' states and the records in step, raise the generation only
+// when something changed, restore only what the node can keep, and answer the queries the API
+// and the exports read.
 #include "lib/ledger/ledger.h"
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,6 +18,7 @@ namespace topologyd::ledger {
 namespace {
 
 using namespace ::topologyd::admission::testing;  // NOLINT
+using ::testing::Contains;
 using ::testing::HasSubstr;
 
 class LedgerTest : public ::testing::Test {
@@ -270,6 +275,208 @@ TEST_F(LedgerTest, BindingAContainerIsItsStart) {
   EXPECT_FALSE(ledger.Snapshot().pods.at("p").containers[0].memory.empty());
   ASSERT_TRUE(ledger.Bind("p", "app", "c1", "", Cgroup).ok());
   EXPECT_TRUE(ledger.Snapshot().pods.at("p").containers[0].memory.empty());
+}
+
+// The node of the engine's tests (tests/unit/engine/engine_test.cc), whose rules these were:
+// 16 CPUs on two NUMA nodes, the static CPU policy with CPU 0 reserved, best-effort, no memory
+// manager and no devices.
+class LedgerEngineNodeTest : public ::testing::Test {
+ protected:
+  static config::Config Config() {
+    config::Config c;
+    c.cpu_manager_policy = "static";
+    c.reserved_system_cpus = "0";
+    c.topology_manager_policy = "best-effort";
+    return c;
+  }
+
+  Ledger Empty(const config::Config& config = Config()) {
+    auto policy = std::make_shared<const admission::NodePolicy>(Node(config, machine_));
+    auto ledger = Ledger::Restore(std::move(policy), state::State{}, "state.json", "config.yaml");
+    EXPECT_TRUE(ledger.ok()) << ledger.status();
+    return *std::move(ledger);
+  }
+
+  // Container "app" asking for `cpu` and 1Gi, requests == limits.
+  static pod::Pod OnePod(const std::string& uid, const std::string& cpu) {
+    return Pod(uid, {Ctr("app", {{"cpu", cpu}, {"memory", "1Gi"}})});
+  }
+  // Containers "app" and "side", each asking for `cpu`.
+  static pod::Pod TwoContainerPod(const std::string& uid, const std::string& cpu) {
+    return Pod(uid, {Ctr("app", {{"cpu", cpu}, {"memory", "1Gi"}}),
+                     Ctr("side", {{"cpu", cpu}, {"memory", "1Gi"}})});
+  }
+
+  static std::string Cgroup(const state::PodRecord&) { return "derived/cgroup"; }
+
+  topology::Topology machine_ = Machine(MachineSpec{});
+};
+
+TEST_F(LedgerEngineNodeTest, ExplainDecidesLikeAdmitWithoutChangingState) {
+  Ledger ledger = Empty();
+  auto explained = ledger.Explain(OnePod("pod-e", "4"));
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_TRUE(explained->admitted);
+  EXPECT_FALSE(explained->explanation.merges.empty());
+  EXPECT_EQ(ledger.generation(), 0u);
+  auto admitted = ledger.Admit(OnePod("pod-e", "4"));
+  ASSERT_TRUE(admitted.ok());
+  EXPECT_EQ(admitted->containers[0].cpus, explained->containers[0].cpus);
+}
+
+TEST_F(LedgerEngineNodeTest, ExplainOfAnAdmittedPodShowsWhatAdmitReturns) {
+  // full-pcpus-only refuses before it looks at held CPUs (kubelet's re-admission), while Admit
+  // answers an admitted uid with what it holds: the decision must be Admit's.
+  config::Config config = Config();
+  config.cpu_manager_policy_options["full-pcpus-only"] = "true";
+  config.reserved_system_cpus = "0-1";  // core 0
+  Ledger ledger = Empty(config);
+  auto admitted = ledger.Admit(OnePod("full", "14"));
+  ASSERT_TRUE(admitted.ok() && admitted->admitted) << admitted->message;
+  auto again = ledger.Admit(OnePod("full", "14"));
+  ASSERT_TRUE(again.ok() && again->admitted);
+  auto explained = ledger.Explain(OnePod("full", "14"));
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_TRUE(explained->admitted) << explained->message;
+  ASSERT_EQ(explained->containers.size(), 1u);
+  EXPECT_EQ(explained->containers[0].cpus, admitted->containers[0].cpus);
+  EXPECT_THAT(explained->explanation.notes, Contains(HasSubstr("pod full is already admitted")));
+}
+
+TEST_F(LedgerEngineNodeTest, ReAdmissionAllocatesAContainerReleasedAlone) {
+  Ledger ledger = Empty();
+  const pod::Pod two = TwoContainerPod("two", "2");
+  auto first = ledger.Admit(two);
+  ASSERT_TRUE(first.ok() && first->admitted);
+  ASSERT_TRUE(ledger.Bind("two", "app", "c-app", "pods/two-app", Cgroup).ok());
+  ASSERT_TRUE(ledger.Release("two", "side").ok());
+  const uint64_t before = ledger.generation();
+
+  auto again = ledger.Admit(two);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_TRUE(again->admitted) << again->message;
+  ASSERT_EQ(again->containers.size(), 2u);
+  EXPECT_GT(ledger.generation(), before);
+  const state::ContainerRecord& app =
+      again->containers[0].name == "app" ? again->containers[0] : again->containers[1];
+  const state::ContainerRecord& side =
+      again->containers[0].name == "side" ? again->containers[0] : again->containers[1];
+  EXPECT_EQ(app.cpus, first->containers[0].cpus) << "a container that stayed was moved";
+  EXPECT_EQ(app.container_id, "c-app") << "a container that stayed lost its binding";
+  EXPECT_EQ(app.cgroup, "pods/two-app");
+  EXPECT_TRUE(side.exclusive);
+  EXPECT_EQ(side.cpus.Size(), 2);
+  EXPECT_FALSE(side.cpus.Intersects(app.cpus));
+  auto side_bound = ledger.Bind("two", "side", "c-side", "pods/two-side", Cgroup);
+  EXPECT_TRUE(side_bound.ok()) << side_bound.status();
+  // Complete again: idempotent.
+  const uint64_t complete = ledger.generation();
+  auto third = ledger.Admit(two);
+  ASSERT_TRUE(third.ok() && third->admitted);
+  EXPECT_FALSE(third->decided);
+  EXPECT_EQ(ledger.generation(), complete);
+}
+
+TEST_F(LedgerEngineNodeTest, RefusedReAdmissionKeepsWhatTheOtherContainersHold) {
+  Ledger ledger = Empty();
+  const pod::Pod two = TwoContainerPod("two", "2");
+  ASSERT_TRUE(ledger.Admit(two).ok());
+  ASSERT_TRUE(ledger.Release("two", "side").ok());
+  auto filler = ledger.Admit(OnePod("filler", "13"));  // the 13 CPUs left
+  ASSERT_TRUE(filler.ok() && filler->admitted) << filler->message;
+  const Allocations before = ledger.List();
+
+  auto again = ledger.Admit(two);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(again->admitted);
+  EXPECT_THAT(again->message, HasSubstr("stays admitted"));
+  EXPECT_THAT(again->message, HasSubstr("side"));
+  const Allocations after = ledger.List();
+  EXPECT_EQ(after.state.generation, before.state.generation);
+  EXPECT_EQ(after.state.pods.at("two").containers.size(), 1u);
+  EXPECT_EQ(after.shared_pool, before.shared_pool);
+}
+
+TEST_F(LedgerEngineNodeTest, BindRefusesUnknownPodsAndUnsafePaths) {
+  Ledger ledger = Empty();
+  ASSERT_TRUE(ledger.Admit(OnePod("p", "1")).ok());
+  EXPECT_EQ(ledger.Bind("nope", "app", "c1", "", Cgroup).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(ledger.Bind("p", "nope", "c1", "", Cgroup).status().code(),
+            absl::StatusCode::kNotFound);
+  for (const char* bad : {"../escape", "/etc", "a/../../b", "a\nb"}) {
+    EXPECT_EQ(ledger.Bind("p", "app", "c1", bad, Cgroup).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_EQ(ledger.Bind("p", "app", "../c1", "", Cgroup).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(LedgerEngineNodeTest, BindRefusesCgroupsNestedWithAnotherContainersAndReusedIds) {
+  Ledger ledger = Empty();
+  ASSERT_TRUE(ledger.Admit(OnePod("a", "2")).ok());
+  ASSERT_TRUE(ledger.Admit(OnePod("b", "2")).ok());
+  ASSERT_TRUE(ledger.Bind("a", "app", "c1", "kubepods/poda/c1", Cgroup).ok());
+  for (const char* nested :
+       {"kubepods/poda/c1", "kubepods/poda", "kubepods", "kubepods/poda/c1/x"}) {
+    auto bound = ledger.Bind("b", "app", "c2", nested, Cgroup);
+    EXPECT_EQ(bound.status().code(), absl::StatusCode::kInvalidArgument) << nested;
+    EXPECT_THAT(bound.status().message(), HasSubstr("pod a container app")) << nested;
+  }
+  auto same_id = ledger.Bind("b", "app", "c1", "kubepods/podb/c1", Cgroup);
+  EXPECT_EQ(same_id.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(same_id.status().message(), HasSubstr("container_id: c1 is already bound"));
+  // A sibling whose name only starts the same is not nested; rebinding a container is fine.
+  EXPECT_TRUE(ledger.Bind("b", "app", "c2", "kubepods/poda/c10", Cgroup).ok());
+  EXPECT_TRUE(ledger.Bind("a", "app", "c3", "kubepods/poda/c3", Cgroup).ok());
+}
+
+// A state file passes its checksum yet holds bindings Bind would refuse (it was edited, or
+// written by hand): the ledger is not restored from it, so start-up stops before any cgroup is
+// touched.
+TEST_F(LedgerEngineNodeTest, RestoreRefusesBindingsBindWouldRefuse) {
+  struct Case {
+    const char* name;
+    std::function<void(state::State&)> edit;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {"escaping path", [](state::State& s) { s.pods["a"].containers[0].cgroup = "../../x"; },
+       "pod a container app: cgroup: "},
+      {"nested cgroups",
+       [](state::State& s) {
+         s.pods["a"].containers[0].cgroup = "kubepods/pa";
+         s.pods["b"].containers[0].cgroup = "kubepods/pa/c";
+       },
+       "inside the cgroup kubepods/pa of pod a container app"},
+      {"shared container id",
+       [](state::State& s) {
+         s.pods["a"].containers[0].container_id = "c1";
+         s.pods["b"].containers[0].container_id = "c1";
+       },
+       "bound to the same container id c1"},
+      {"odd uid",
+       [](state::State& s) {
+         s.pods["../x"] = s.pods["a"];
+         s.pods["../x"].uid = "../x";
+       },
+       "pod uid \"../x\" is not 1 to 64 of [A-Za-z0-9-]"},
+  };
+  auto policy = std::make_shared<const admission::NodePolicy>(Node(Config(), machine_));
+  for (const Case& c : cases) {
+    state::State written;
+    written.generation = 3;
+    for (const char* uid : {"a", "b"}) {
+      written.pods[uid] =
+          state::PodRecord{.uid = uid, .containers = {state::ContainerRecord{.name = "app"}}};
+    }
+    c.edit(written);
+    auto restored = Ledger::Restore(policy, written, "state.json", "config.yaml");
+    ASSERT_FALSE(restored.ok()) << c.name;
+    EXPECT_EQ(restored.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
+    EXPECT_THAT(std::string(restored.status().message()), HasSubstr(c.expect)) << c.name;
+  }
 }
 
 }  // namespace
