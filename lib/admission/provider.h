@@ -115,8 +115,8 @@ class Provider {
                         const std::string& pod_uid, state::ContainerRecord& record) const = 0;
   // kubelet's manager reading its checkpoint at start-up: rebuilds the provider's part of
   // `state` (the node's empty state on entry) from what `records` say the containers hold,
-  // free pools recomputed. FAILED_PRECONDITION (RestoreConflict) for what this node can no
-  // longer give.
+  // free pools recomputed. FAILED_PRECONDITION naming pod, container and resource, and what
+  // the operator can do, for what this node can no longer give (state_records.h).
   virtual absl::Status Restore(const NodePolicy& node, const state::State& records,
                                AllocationState& state) const = 0;
 };
@@ -127,13 +127,5 @@ const std::vector<const Provider*>& Providers();
 // memory, devices): the order of Restore, so that records with several conflicts name the one
 // kubelet would meet first.
 const std::vector<const Provider*>& ProvidersInStartOrder();
-
-// For providers' Restore: FAILED_PRECONDITION naming the pod and container whose record holds
-// `what`, then what the operator can do (`fix`, or drain the node).
-absl::Status RestoreConflict(const state::PodRecord& pod, const state::ContainerRecord& container,
-                             std::string_view what, std::string_view fix);
-// For providers' Restore: FAILED_PRECONDITION for restored state a policy finds inconsistent
-// (`what`: "CPU assignments", ...), which only draining the node clears.
-absl::Status RestoredInconsistent(std::string_view what, const absl::Status& status);
 
 }  // namespace topologyd::admission

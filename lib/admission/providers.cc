@@ -24,6 +24,27 @@ namespace {
 
 constexpr std::string_view kDrainHint = "or drain the node and remove the state file";
 
+std::string Who(const state::PodRecord& pod, const state::ContainerRecord& c) {
+  const std::string name = pod.name.empty() ? std::string("(unknown name)")
+                                            : fmt::format("{}/{}", pod.namespace_name, pod.name);
+  return fmt::format("pod {} (uid {}) container \"{}\"", name, pod.uid, c.name);
+}
+
+// What a Restore refuses: FAILED_PRECONDITION naming the pod and container whose record holds
+// `what`, then what the operator can do (`fix`, or drain the node).
+absl::Status RestoreConflict(const state::PodRecord& pod, const state::ContainerRecord& container,
+                             std::string_view what, std::string_view fix) {
+  return absl::FailedPreconditionError(
+      fmt::format("{}: {}; {}, {}", Who(pod, container), what, fix, kDrainHint));
+}
+
+// Restored state a policy finds inconsistent (`what`: "CPU assignments", ...), which only
+// draining the node clears.
+absl::Status RestoredInconsistent(std::string_view what, const absl::Status& status) {
+  return absl::FailedPreconditionError(
+      fmt::format("restored {} are inconsistent: {}; {}", what, status.message(), kDrainHint));
+}
+
 ProviderFailure Unexpected(const absl::Status& status) {
   return ProviderFailure{.reason = std::string(cpu::kUnexpectedAdmissionErrorReason),
                          .message = std::string(status.message()),
@@ -413,12 +434,6 @@ const Provider* Instance() {
   return provider;
 }
 
-std::string Who(const state::PodRecord& pod, const state::ContainerRecord& c) {
-  const std::string name = pod.name.empty() ? std::string("(unknown name)")
-                                            : fmt::format("{}/{}", pod.namespace_name, pod.name);
-  return fmt::format("pod {} (uid {}) container \"{}\"", name, pod.uid, c.name);
-}
-
 }  // namespace
 
 const std::vector<const Provider*>& Providers() {
@@ -431,17 +446,6 @@ const std::vector<const Provider*>& ProvidersInStartOrder() {
   static const auto* const providers = new std::vector<const Provider*>{
       Instance<CpuProvider>(), Instance<MemoryProvider>(), Instance<DeviceProvider>()};
   return *providers;
-}
-
-absl::Status RestoreConflict(const state::PodRecord& pod, const state::ContainerRecord& container,
-                             std::string_view what, std::string_view fix) {
-  return absl::FailedPreconditionError(
-      fmt::format("{}: {}; {}, {}", Who(pod, container), what, fix, kDrainHint));
-}
-
-absl::Status RestoredInconsistent(std::string_view what, const absl::Status& status) {
-  return absl::FailedPreconditionError(
-      fmt::format("restored {} are inconsistent: {}; {}", what, status.message(), kDrainHint));
 }
 
 }  // namespace topologyd::admission

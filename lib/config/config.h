@@ -4,8 +4,11 @@
 //
 // A Config is a plain value: the loader (config_loader.h) builds it from YAML and rejects
 // unknown keys, wrong types and bad values with a message naming the key, file and line.
-// Semantic checks that need the policy modules (option compatibility, quantities) happen in
-// ValidateConfig. The daemon shares the current value as `std::shared_ptr<const Config>`.
+// Semantic checks that need the policy modules (option names and compatibility, quantities,
+// what the machine has) happen when the node policy is built from it (node_policy_config.h:
+// ParseNodeSpec, BuildNodePolicy), also for `--check-config`. The engine holds the current
+// value as `std::shared_ptr<const Config>`; a reload replaces it (config_diff.h says which
+// keys are live).
 #pragma once
 
 #include <chrono>
@@ -139,7 +142,7 @@ struct MetricsConfig {
 
 // `placement`: the node's provider tree kept in an OpenStack Placement service
 // (docs/placement.md, "The daemon's sync"; lib/config/placement_config.h reads it). Every key is
-// live: the next sync uses it.
+// live: the next sync uses it; adding or removing the block takes a restart.
 struct PlacementConfig {
   std::string endpoint;    // http:// or https:// base URL
   std::string token_file;  // holds the X-Auth-Token, re-read at every sync; empty = no token
