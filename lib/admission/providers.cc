@@ -4,7 +4,6 @@
 // "Persisted state".
 #include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "fmt/format.h"
