@@ -82,6 +82,7 @@ struct AdmitReply {
   bool admitted = false;
   std::string reason;
   std::string message;
+  // As ledger::AdmitOutcome's: a shared-pool container shows the pool now as `cpus`.
   std::vector<state::ContainerRecord> containers;
   uint64_t generation = 0;
   // False only for an admission answered when decided (AnswerWhen::kDecided) before the
@@ -171,7 +172,8 @@ class Engine {
   // The decision Admit would make now, with every hint; changes nothing.
   absl::StatusOr<ExplainReply> Explain(const pod::Pod& pod) const;
   // Binds an admitted container to its runtime container id and cgroup (relative to the
-  // cgroup root; empty = derive from kubelet's naming). NOT_FOUND / INVALID_ARGUMENT.
+  // cgroup root; empty = derive from kubelet's naming) and returns its record, a shared-pool
+  // container showing the pool now as `cpus`. NOT_FOUND / INVALID_ARGUMENT.
   absl::StatusOr<state::ContainerRecord> Allocate(const std::string& pod_uid,
                                                   const std::string& container,
                                                   const std::string& container_id,
