@@ -25,6 +25,7 @@
 #include "lib/topology/hwloc_source.h"
 #include "tests/support/fault_injecting_file_system.h"
 #include "tests/support/manual_clock.h"
+#include "tests/support/pod_builder.h"
 #include "tests/support/temp_dir.h"
 
 namespace topologyd::engine {
@@ -57,18 +58,9 @@ void MakeCgroup(const std::string& dir, const std::string& cpus) {
   WriteText(dir + "/cpuset.cpus.effective", cpus + "\n");
 }
 
+// Container "app" asking for `cpu` and 1Gi, requests == limits.
 pod::Pod MakePod(const std::string& uid, const std::string& cpu) {
-  pod::Pod p;
-  p.uid = uid;
-  p.namespace_name = "default";
-  p.name = "pod-" + uid;
-  pod::Container c;
-  c.name = "app";
-  c.requests["cpu"] = *pod::Quantity::Parse(cpu);
-  c.requests["memory"] = *pod::Quantity::Parse("1Gi");
-  c.limits = c.requests;
-  p.containers.push_back(c);
-  return p;
+  return testing::Pod(uid, {testing::Ctr("app", {{"cpu", cpu}, {"memory", "1Gi"}})});
 }
 
 // Starts an Admit and returns its reply, which arrives once the checkpoint is durable.
