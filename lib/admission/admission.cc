@@ -31,8 +31,9 @@ Failure AllocationFailure(const NodePolicy& node, std::string_view container,
   const std::string where = fmt::format(" (container \"{}\", {} manager, topology hint {})",
                                         container, provider.manager(), HintText(hint, node.numa));
   if (failure.message_is_reason) return Failure{failure.reason, failure.message + where};
-  return Failure{failure.reason, fmt::format("Allocate failed due to {}, which is unexpected{}",
-                                             failure.message, where)};
+  const std::string lead = failure.summary.empty() ? "" : failure.summary + "; kubelet: ";
+  return Failure{failure.reason, fmt::format("{}Allocate failed due to {}, which is unexpected{}",
+                                             lead, failure.message, where)};
 }
 
 // Why a merge did not admit, in words.

@@ -52,6 +52,9 @@ struct ProviderFailure {
   std::string reason;              // kubelet's admission reason
   std::string message;             // the provider's own words (admission adds where it happened)
   bool message_is_reason = false;  // kubelet shows the text as is (the CPU manager's SMT error)
+  // What was asked and what was free, in the user's terms; put before kubelet's text, whose
+  // counts are what is left inside the placement ("asks 64 CPUs, 23 are free ...").
+  std::string summary;
 };
 
 // What kubelet's managers would count for one admission in their metrics (docs/operations.md,

@@ -215,6 +215,7 @@ class CpuProvider final : public Provider {
       failure.reason = cpu::RejectionReason(cpus.status());
       // The CPU manager's own error type: kubelet uses its text as the message.
       failure.message_is_reason = failure.reason == cpu::kSmtAlignmentErrorReason;
+      failure.summary = cpu::RejectionSummary(cpus.status());
       return failure;
     }
     state.cpu = std::move(cpus->state);

@@ -11,6 +11,7 @@ namespace {
 // Status payload that marks the full-pcpus-only refusals, so the admission reason survives
 // being passed around as a plain absl::Status.
 constexpr char kReasonPayloadUrl[] = "type.topologyd.io/cpu.RejectionReason";
+constexpr char kSummaryPayloadUrl[] = "type.topologyd.io/cpu.RejectionSummary";
 
 absl::Status SmtAlignmentError(std::string message) {
   absl::Status status = absl::FailedPreconditionError(message);
@@ -107,6 +108,11 @@ std::string RejectionReason(const absl::Status& status) {
   auto reason = status.GetPayload(kReasonPayloadUrl);
   if (reason.has_value()) return std::string(*reason);
   return std::string(kUnexpectedAdmissionErrorReason);
+}
+
+std::string RejectionSummary(const absl::Status& status) {
+  auto summary = status.GetPayload(kSummaryPayloadUrl);
+  return summary.has_value() ? std::string(*summary) : std::string();
 }
 
 StaticPolicy::StaticPolicy(CpuTopology topology, StaticPolicyOptions options, CpuSet reserved,
@@ -259,16 +265,13 @@ absl::StatusOr<Allocation> StaticPolicy::Allocate(
       AllocateFreeCpus(topology_, take_options_, allocatable, num_cpus, affinity);
   if (absl::IsResourceExhausted(cpus.status())) {
     // kubelet's text counts what is left after the hint's NUMA nodes were taken (64 CPUs asked
-    // reads "requested=41, available=0"): the request and the free CPUs come first.
-    absl::Status fuller(
-        cpus.status().code(),
-        fmt::format("not enough free CPUs: the container asks {} CPUs, {} are free "
-                    "for exclusive use (kubelet: {})",
-                    num_cpus, allocatable.Size(), std::string(cpus.status().message())));
-    cpus.status().ForEachPayload([&fuller](absl::string_view url, const absl::Cord& payload) {
-      fuller.SetPayload(url, payload);
-    });
-    return fuller;
+    // reads "requested=41, available=0"): the request and the free CPUs go first.
+    absl::Status refused = cpus.status();
+    refused.SetPayload(kSummaryPayloadUrl,
+                       absl::Cord(fmt::format("the container asks {} CPUs, {} are free for "
+                                              "exclusive use",
+                                              num_cpus, allocatable.Size())));
+    return refused;
   }
   if (!cpus.ok()) return cpus.status();
 

@@ -85,6 +85,10 @@ inline constexpr std::string_view kUnexpectedAdmissionErrorReason = "UnexpectedA
 // The admission reason carried by an Allocate() error: kSmtAlignmentErrorReason for the
 // full-pcpus-only refusals, kUnexpectedAdmissionErrorReason for every other error.
 std::string RejectionReason(const absl::Status& status);
+// What a refusal for want of free CPUs says before kubelet's text, which counts what is left
+// after the hint's NUMA nodes were taken: "the container asks 64 CPUs, 23 are free for
+// exclusive use". Empty for any other status.
+std::string RejectionSummary(const absl::Status& status);
 
 // The CPUs of the pod's finished init containers that `request` may take over: kubelet's
 // reuse bookkeeping for the pod, less what runs alongside the container.
@@ -132,9 +136,9 @@ class StaticPolicy {
   // over NUMA positions; nullopt = none). A shared-pool request (exclusive_cpus == 0) leaves
   // the state unchanged; a container already in the state keeps its CPUs. Errors:
   // FAILED_PRECONDITION "SMT Alignment Error: ..." (reason SMTAlignmentError) under
-  // full-pcpus-only; RESOURCE_EXHAUSTED "not enough free CPUs: the container asks N CPUs, M
-  // are free for exclusive use (kubelet: not enough cpus available to satisfy request: ...)"
-  // and other allocator errors (reason UnexpectedAdmissionError). See RejectionReason().
+  // full-pcpus-only; RESOURCE_EXHAUSTED with kubelet's "not enough cpus available to satisfy
+  // request: ..." (RejectionSummary() says how many were asked and are free) and other
+  // allocator errors (reason UnexpectedAdmissionError). See RejectionReason().
   absl::StatusOr<Allocation> Allocate(CpuState state, const ContainerRequest& request,
                                       const std::optional<hints::NumaMask>& affinity) const;
 

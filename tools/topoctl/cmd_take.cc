@@ -147,7 +147,10 @@ int RunTake(const TakeFlags& flags, const GlobalOptions& globals) {
   request.exclusive_cpus = flags.count;
   absl::StatusOr<cpu::Allocation> allocation = policy->Allocate(state, request, affinity);
   if (!allocation.ok()) {
+    // Too few free CPUs: what was asked and what is free, then kubelet's count of the leftover.
+    const std::string summary = cpu::RejectionSummary(allocation.status());
     return TakeFail(kExitRefused, cpu::RejectionReason(allocation.status()) + ": " +
+                                      (summary.empty() ? "" : summary + "; kubelet: ") +
                                       std::string(allocation.status().message()));
   }
   const std::string list = allocation->cpus.ToString();

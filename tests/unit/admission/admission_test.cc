@@ -154,6 +154,22 @@ TEST_F(AdmissionTest, LaterContainerFailureRollsBackEarlierContainers) {
   EXPECT_EQ(r.explanation.merges.size(), 2U);
 }
 
+// What the user asked and what is free come first; kubelet's text, which counts what is left
+// inside the placement, follows as kubelet words it.
+TEST_F(AdmissionTest, TooFewFreeCpusSaysWhatWasAskedAndWhatIsFreeBeforeKubeletsText) {
+  Use(BaseConfig("none"));
+  AdmissionResult r =
+      MustAdmit(node_, state_, Pod("p1", {Ctr("big", {{"cpu", "64"}, {"memory", "1Gi"}})}));
+  EXPECT_FALSE(r.admitted);
+  EXPECT_EQ(r.reason, kUnexpectedAdmissionError);
+  EXPECT_THAT(r.message,
+              StartsWith("the container asks 64 CPUs, 14 are free for exclusive use; kubelet: "
+                         "Allocate failed due to not enough cpus available to satisfy request: "
+                         "requested=64, available=14, which is unexpected (container \"big\", "
+                         "cpu manager"));
+  EXPECT_EQ(r.new_state, state_);
+}
+
 TEST_F(AdmissionTest, FullPcpusOnlyRejectsOddCountsWithSmtAlignmentError) {
   config::Config config = BaseConfig("best-effort");
   config.cpu_manager_policy_options = {{"full-pcpus-only", "true"}};

@@ -187,8 +187,9 @@ TEST(StaticPolicyTest, SharedAndRepeatedAllocations) {
   auto too_many = policy.Allocate(first->state, Req("big", 9), std::nullopt);
   ASSERT_FALSE(too_many.ok());
   EXPECT_EQ(too_many.status().message(),
-            "not enough free CPUs: the container asks 9 CPUs, 8 are free for exclusive use "
-            "(kubelet: not enough cpus available to satisfy request: requested=9, available=8)");
+            "not enough cpus available to satisfy request: requested=9, available=8");
+  EXPECT_EQ(RejectionSummary(too_many.status()),
+            "the container asks 9 CPUs, 8 are free for exclusive use");
   EXPECT_EQ(RejectionReason(too_many.status()), "UnexpectedAdmissionError");
 }
 
