@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -93,6 +94,62 @@ absl::StatusOr<std::optional<cpu::StaticPolicy>> BuildCpuPolicy(const NodeSpec& 
 }  // namespace
 std::string_view ScopeName(Scope scope) { return scope == Scope::kPod ? "pod" : "container"; }
 
+// The topology manager's limits on this machine, for a node that merges hints at all.
+absl::Status CheckTopologyManager(const NodePolicy& node) {
+  if (node.num_nodes() > hints::NumaMask::kMaxNodes) {
+    return absl::FailedPreconditionError(fmt::format(
+        "topologyManagerPolicy: this machine has {} NUMA nodes; topologyd's topology manager "
+        "handles at most {} (use topologyManagerPolicy: none)",
+        node.num_nodes(), hints::NumaMask::kMaxNodes));
+  }
+  const hints::Policy checked =
+      node.policy == hints::Policy::kNone ? hints::Policy::kBestEffort : node.policy;
+  absl::Status limit = hints::CheckNumaNodeLimit(node.num_nodes(), checked, node.options);
+  if (!limit.ok()) return KeyError("topologyManagerPolicyOptions", limit);
+  if (node.options.prefer_closest_numa_nodes && node.distances.empty()) {
+    return KeyInvalid("topologyManagerPolicyOptions",
+                      "prefer-closest-numa-nodes needs NUMA distances, which this machine does "
+                      "not report");
+  }
+  return absl::OkStatus();
+}
+
+// The CPU manager's policy and its empty state, into `node`.
+absl::Status BuildCpu(const NodeSpec& spec, const topology::Topology& topology, NodePolicy& node) {
+  absl::StatusOr<std::optional<cpu::StaticPolicy>> cpu_policy =
+      BuildCpuPolicy(spec, topology, hints::PolicyName(node.policy));
+  if (!cpu_policy.ok()) return cpu_policy.status();
+  node.cpu = *std::move(cpu_policy);
+  if (!node.cpu.has_value()) {
+    node.empty_state.cpu.default_cpu_set = node.all_cpus;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<cpu::CpuState> fresh = node.cpu->Start(cpu::CpuState{});
+  if (!fresh.ok()) return KeyError("cpuManagerPolicy", fresh.status());
+  node.empty_state.cpu = *std::move(fresh);
+  return absl::OkStatus();
+}
+
+// The memory manager's reserved memory and empty state, into `node`.
+absl::Status BuildMemory(const NodeSpec& spec, const topology::Topology& topology,
+                         NodePolicy& node) {
+  if (spec.memory_policy != MemoryManagerPolicy::kStatic) return absl::OkStatus();
+  node.memory_static = true;
+  node.reserved_memory = spec.reserved_memory;
+  absl::StatusOr<memory::MemoryState> mem = memory::NewMemoryState(topology, node.reserved_memory);
+  if (!mem.ok()) return KeyError("reservedMemory", mem.status());
+  node.empty_state.memory = *std::move(mem);
+  // After the entries themselves are known to be valid, as kubelet checks them.
+  if (spec.allocatable_reservation) {
+    if (absl::Status totals =
+            memory::ValidateReservedTotals(node.reserved_memory, *spec.allocatable_reservation);
+        !totals.ok()) {
+      return KeyError("reservedMemory", totals);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<NodePolicy> BuildNodePolicy(const NodeSpec& spec,
                                            const topology::Topology& topology) {
   NodePolicy node;
@@ -106,63 +163,33 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const NodeSpec& spec,
   node.policy = spec.policy;
   node.scope = spec.scope;
 
+  // The managers are checked independently, so one run reports every problem the machine
+  // finds in the configuration, one line each.
+  std::vector<absl::Status> problems;
   // A pod may choose another policy when the override is on, so the limits apply then too.
-  const bool any_merge = node.policy != hints::Policy::kNone || node.pod_policy_override;
-  if (any_merge) {
+  if (node.policy != hints::Policy::kNone || node.pod_policy_override) {
     node.options = spec.options;
-    if (node.num_nodes() > hints::NumaMask::kMaxNodes) {
-      return absl::FailedPreconditionError(fmt::format(
-          "topologyManagerPolicy: this machine has {} NUMA nodes; topologyd's topology manager "
-          "handles at most {} (use topologyManagerPolicy: none)",
-          node.num_nodes(), hints::NumaMask::kMaxNodes));
-    }
-    const hints::Policy checked =
-        node.policy == hints::Policy::kNone ? hints::Policy::kBestEffort : node.policy;
-    absl::Status limit = hints::CheckNumaNodeLimit(node.num_nodes(), checked, node.options);
-    if (!limit.ok()) return KeyError("topologyManagerPolicyOptions", limit);
-    if (node.options.prefer_closest_numa_nodes && node.distances.empty()) {
-      return KeyInvalid("topologyManagerPolicyOptions",
-                        "prefer-closest-numa-nodes needs NUMA distances, which this machine does "
-                        "not report");
-    }
+    problems.push_back(CheckTopologyManager(node));
   }
-
-  absl::StatusOr<std::optional<cpu::StaticPolicy>> cpu_policy =
-      BuildCpuPolicy(spec, topology, hints::PolicyName(node.policy));
-  if (!cpu_policy.ok()) return cpu_policy.status();
-  node.cpu = *std::move(cpu_policy);
-
-  if (spec.memory_policy == MemoryManagerPolicy::kStatic) {
-    node.memory_static = true;
-    node.reserved_memory = spec.reserved_memory;
-  }
-
+  problems.push_back(BuildCpu(spec, topology, node));
+  problems.push_back(BuildMemory(spec, topology, node));
   absl::StatusOr<device::DeviceInventory> devices =
       device::BuildDeviceInventory(spec.devices, topology, node.numa);
-  if (!devices.ok()) return KeyError("devices", devices.status());
-  node.devices = *std::move(devices);
-
-  // The empty state.
-  if (node.cpu.has_value()) {
-    absl::StatusOr<cpu::CpuState> fresh = node.cpu->Start(cpu::CpuState{});
-    if (!fresh.ok()) return KeyError("cpuManagerPolicy", fresh.status());
-    node.empty_state.cpu = *std::move(fresh);
+  if (devices.ok()) {
+    node.devices = *std::move(devices);
   } else {
-    node.empty_state.cpu.default_cpu_set = node.all_cpus;
+    problems.push_back(KeyError("devices", devices.status()));
   }
-  if (node.memory_static) {
-    absl::StatusOr<memory::MemoryState> mem =
-        memory::NewMemoryState(topology, node.reserved_memory);
-    if (!mem.ok()) return KeyError("reservedMemory", mem.status());
-    node.empty_state.memory = *std::move(mem);
-    // After the entries themselves are known to be valid, as kubelet checks them.
-    if (spec.allocatable_reservation) {
-      if (absl::Status totals =
-              memory::ValidateReservedTotals(node.reserved_memory, *spec.allocatable_reservation);
-          !totals.ok()) {
-        return KeyError("reservedMemory", totals);
-      }
-    }
+
+  std::vector<std::string> lines;
+  absl::StatusCode code = absl::StatusCode::kOk;
+  for (const absl::Status& problem : problems) {
+    if (problem.ok()) continue;
+    if (code == absl::StatusCode::kOk) code = problem.code();
+    lines.emplace_back(problem.message());
+  }
+  if (code != absl::StatusCode::kOk) {
+    return absl::Status(code, fmt::format("{}", fmt::join(lines, "\n")));
   }
   return node;
 }

@@ -76,8 +76,9 @@ struct NodePolicy {
 };
 
 // Builds and validates the node policy. INVALID_ARGUMENT (or FAILED_PRECONDITION for a machine
-// the configuration cannot run on, e.g. more NUMA nodes than max-allowable-numa-nodes) with a
-// message that starts with the config key, e.g.
+// the configuration cannot run on, e.g. more NUMA nodes than max-allowable-numa-nodes; the
+// first problem's code) with one line per problem, the topology, CPU and memory managers and
+// the device pools each checked, every line starting with the config key, e.g.
 //   cpuManagerPolicyOptions: Topolgy manager single-numa-node policy is incompatible with ...
 //   reservedSystemCPUs: [cpumanager] unable to build the reserved physical CPUs ...
 //   reservedMemory: ...

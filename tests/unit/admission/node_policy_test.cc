@@ -99,6 +99,26 @@ TEST(NodePolicyTest, ErrorsNameTheConfigKey) {
   }
 }
 
+// The machine's verdict on each manager comes in one run, one line each, whatever the others
+// found: an operator fixes them all at once.
+TEST(NodePolicyTest, EveryManagersProblemOnTheMachineComesAtOnce) {
+  config::Config config = BaseConfig("best-effort");
+  config.reserved_system_cpus = "0,99";
+  config.reserved_memory.push_back({.numa_node = 7, .limits = {{"memory", "1Gi"}}});
+  config.topology_manager_policy_options = {{"prefer-closest-numa-nodes", "true"}};
+  topology::Topology machine = Machine(MachineSpec{});
+  for (topology::NumaNode& node : machine.numa_nodes) node.distances.clear();
+  absl::StatusOr<NodePolicy> node = BuildNodePolicy(config, machine);
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(node.status().message());
+  EXPECT_THAT(message, StartsWith("topologyManagerPolicyOptions: prefer-closest-numa-nodes needs "
+                                  "NUMA distances"));
+  EXPECT_THAT(message, HasSubstr("\nreservedSystemCPUs: CPUs 99 do not exist"));
+  EXPECT_THAT(message, HasSubstr("\nreservedMemory: "));
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 2) << message;
+}
+
 // kubelet's maturity gates, under kubelet's names: alpha options only with the alpha gate,
 // beta options refused when the beta gate is turned off.
 TEST(NodePolicyTest, FeatureGatesDecideWhichOptionMaturityIsAccepted) {
