@@ -165,32 +165,22 @@ absl::StatusOr<NodePolicy> BuildNodePolicy(const NodeSpec& spec,
 
   // The managers are checked independently, so one run reports every problem the machine
   // finds in the configuration, one line each.
-  std::vector<absl::Status> problems;
+  KeyProblems problems;
   // A pod may choose another policy when the override is on, so the limits apply then too.
   if (node.policy != hints::Policy::kNone || node.pod_policy_override) {
     node.options = spec.options;
-    problems.push_back(CheckTopologyManager(node));
+    problems.Add(CheckTopologyManager(node));
   }
-  problems.push_back(BuildCpu(spec, topology, node));
-  problems.push_back(BuildMemory(spec, topology, node));
+  problems.Add(BuildCpu(spec, topology, node));
+  problems.Add(BuildMemory(spec, topology, node));
   absl::StatusOr<device::DeviceInventory> devices =
       device::BuildDeviceInventory(spec.devices, topology, node.numa);
   if (devices.ok()) {
     node.devices = *std::move(devices);
   } else {
-    problems.push_back(KeyError("devices", devices.status()));
+    problems.Add(KeyError("devices", devices.status()));
   }
-
-  std::vector<std::string> lines;
-  absl::StatusCode code = absl::StatusCode::kOk;
-  for (const absl::Status& problem : problems) {
-    if (problem.ok()) continue;
-    if (code == absl::StatusCode::kOk) code = problem.code();
-    lines.emplace_back(problem.message());
-  }
-  if (code != absl::StatusCode::kOk) {
-    return absl::Status(code, fmt::format("{}", fmt::join(lines, "\n")));
-  }
+  if (!problems.empty()) return problems.ToStatus();
   return node;
 }
 

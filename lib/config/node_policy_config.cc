@@ -186,10 +186,8 @@ absl::StatusOr<admission::NodeSpec> ParseNodeSpec(const Config& config) {
   admission::NodeSpec spec;
   spec.pod_policy_override = config.pod_policy_override;
   // Each key is checked on its own, so that one run names every bad key, not the first.
-  std::vector<std::string> errors;
-  auto note = [&errors](const absl::Status& s) {
-    if (!s.ok()) errors.emplace_back(s.message());
-  };
+  KeyProblems problems;
+  auto note = [&problems](const absl::Status& s) { problems.Add(s); };
 
   absl::StatusOr<hints::Policy> policy = hints::ParsePolicy(config.topology_manager_policy);
   if (policy.ok()) spec.policy = *policy;
@@ -208,9 +206,7 @@ absl::StatusOr<admission::NodeSpec> ParseNodeSpec(const Config& config) {
 
   note(ParseCpuPolicy(config, &spec));
   note(ParseMemoryPolicy(config, &spec));
-  if (!errors.empty()) {
-    return absl::InvalidArgumentError(fmt::format("{}", fmt::join(errors, "\n")));
-  }
+  if (!problems.empty()) return problems.ToStatus(absl::StatusCode::kInvalidArgument);
   spec.devices = ConvertDevicePools(config);
   return spec;
 }

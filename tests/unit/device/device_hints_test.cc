@@ -162,9 +162,8 @@ TEST(DeviceHintsTest, NoDeviceResourceGivesEmptyMap) {
   ASSERT_TRUE(h.ok());
   ASSERT_TRUE(h->has_value());
   EXPECT_TRUE((*h)->empty());
-  EXPECT_EQ(
-      GetContainerTopologyHints(inv, {}, Pod("p", {BestEffort("c")}), "zz").status().code(),
-      absl::StatusCode::kNotFound);
+  EXPECT_EQ(GetContainerTopologyHints(inv, {}, Pod("p", {BestEffort("c")}), "zz").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST(DeviceHintsTest, MultiNodeDeviceCountsForEachNode) {

@@ -13,8 +13,8 @@
 
 namespace topologyd::device::testing {
 
-using ::topologyd::testing::Counts;
 using ::topologyd::testing::BestEffort;
+using ::topologyd::testing::Counts;
 using ::topologyd::testing::Ctr;
 using ::topologyd::testing::Pod;
 
