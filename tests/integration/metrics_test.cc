@@ -124,6 +124,17 @@ class MetricsEndpointTest : public ::testing::Test {
     return body.value_or("");
   }
 
+  // Scrapes until the text holds `line`, for up to 10 s: the usage gauges show the durable
+  // state, which follows an admission's answer by a moment.
+  std::string ScrapeUntil(const std::string& line) {
+    std::string text = Scrape();
+    for (int i = 0; i < 100 && text.find(line) == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      text = Scrape();
+    }
+    return text;
+  }
+
   TempDir dir_;
   DaemonProcess daemon_;
   int port_ = 0;
@@ -134,7 +145,7 @@ TEST_F(MetricsEndpointTest, AdmissionsShowInKubeletsAndTopologydsSeries) {
   StartDaemon();
   ASSERT_TRUE(Admit(GuaranteedPod("a", "2")).admitted());
   ASSERT_FALSE(Admit(GuaranteedPod("huge", "64")).admitted());
-  const std::string text = Scrape();
+  const std::string text = ScrapeUntil("kubelet_cpu_manager_exclusive_cpu_allocation_count 2\n");
   EXPECT_THAT(text, HasSubstr("kubelet_topology_manager_admission_requests_total 2\n"));
   EXPECT_THAT(text, HasSubstr("kubelet_topology_manager_admission_errors_total 1\n"));
   EXPECT_THAT(text, HasSubstr("kubelet_topology_manager_admission_duration_ms_count 2\n"));

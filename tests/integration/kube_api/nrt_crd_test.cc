@@ -6,7 +6,9 @@
 // field topologyd writes that the scheduler's schema lacks would show here.
 #include "tests/support/kube/nrt_crd.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -41,12 +43,15 @@ TEST(NrtCrdTest, TopologydsObjectIsAcceptedAndReadsBackUnchanged) {
   daemon::Daemon topologyd(dir.File("config.yaml"));
   ASSERT_EQ(topologyd.Start(), 0);
   ASSERT_NO_FATAL_FAILURE(AdmitGuaranteed(topologyd, "p1", "2"));
+  // The durable view the object is built from follows the admission's answer by a moment.
   v1::GetNodeResourceTopologyResponse nrt;
-  {
+  for (int attempt = 0; attempt < 100 && nrt.generation() == 0; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     grpc::ClientContext context;
     Deadline(context);
     ASSERT_TRUE(Connect(topologyd)->GetNodeResourceTopology(&context, {}, &nrt).ok());
   }
+  ASSERT_GT(nrt.generation(), 0U);
   EXPECT_EQ(topologyd.Stop(), 0);
   const nlohmann::json object = nlohmann::json::parse(nrt.object_json());
   ASSERT_EQ(object.value("apiVersion", ""), "topology.node.k8s.io/v1alpha2");

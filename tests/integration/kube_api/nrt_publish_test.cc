@@ -147,11 +147,17 @@ TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
   EXPECT_EQ(stored["metadata"]["managedFields"][0]["operation"], "Apply");
   EXPECT_EQ(Fingerprint(stored), DaemonFingerprint(topologyd));
 
-  // An admission: the object follows.
+  // An admission: the object follows. The daemon's own object shows only durable state, and
+  // the checkpoint is written after Admit answers, so wait for it to change first.
   const std::string before = Fingerprint(stored);
   ASSERT_NO_FATAL_FAILURE(AdmitGuaranteed(topologyd, "p2", "1"));
-  const std::string after = DaemonFingerprint(topologyd);
-  ASSERT_NE(after, before);
+  std::string after;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        after = DaemonFingerprint(topologyd);
+        return after != before;
+      },
+      10));
   EXPECT_TRUE(PollUntil([&] { return Fingerprint(StoredObject(control_plane)) == after; }, 10));
   EXPECT_EQ(PublishStatus(topologyd).last_trigger(), "change");
   EXPECT_EQ(topologyd.Stop(), 0);
