@@ -71,7 +71,8 @@ std::string EscapePathSegment(std::string_view segment) {
   return out;
 }
 
-KubeApiClient::KubeApiClient(KubeApiConfig config) : config_(std::move(config)) {
+KubeApiClient::KubeApiClient(KubeApiConfig config)
+    : config_(std::move(config)), handles_(curl_easy::HandlePool::Create()) {
   while (config_.server.ends_with('/')) config_.server.pop_back();
 }
 
@@ -93,7 +94,8 @@ absl::StatusOr<KubeApiClient::Response> KubeApiClient::Transfer(std::string_view
                                                                 const std::string& path,
                                                                 std::string_view content_type,
                                                                 const std::string& body) const {
-  TOPOLOGYD_ASSIGN_OR_RETURN(curl_easy::Handle curl, curl_easy::NewHandle());
+  // Declared first, so given back (its options reset) after everything they point to is gone.
+  TOPOLOGYD_ASSIGN_OR_RETURN(curl_easy::PooledHandle curl, handles_->Acquire());
   CURL* h = curl.get();
   const std::string url = config_.server + path;
 

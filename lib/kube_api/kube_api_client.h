@@ -3,17 +3,20 @@
 // carries none (docs/pod-spec-sources.md); one Node read and a server-side apply, for the
 // NodeResourceTopology publisher (docs/cluster.md). Credentials: kubeconfig.h.
 //
-// Thread-safety: a built client is immutable; every call may come from any thread (each uses
-// its own curl handle).
+// Thread-safety: a built client is immutable; every call may come from any thread. Calls reuse
+// the connections of earlier ones (copies of a client share them); calls at once each get a
+// connection of their own.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
+#include "lib/curl_easy/handle_pool.h"
 #include "lib/kube_api/kubeconfig.h"
 #include "lib/pod/pod.h"
 #include "lib/pod/validate.h"
@@ -72,6 +75,7 @@ class KubeApiClient {
                                     const std::string& body = "") const;
 
   KubeApiConfig config_;
+  std::shared_ptr<curl_easy::HandlePool> handles_;
 };
 
 // RFC 3986 percent-encoding of one URL path segment.

@@ -10,6 +10,7 @@
 
 #include "lib/common/status_macros.h"
 #include "lib/curl_easy/curl_easy.h"
+#include "lib/curl_easy/handle_pool.h"
 
 namespace topologyd::placement {
 namespace {
@@ -37,7 +38,8 @@ absl::StatusOr<CurlPlacementTransport> CurlPlacementTransport::Create(HttpEndpoi
 
 absl::StatusOr<HttpResponse> CurlPlacementTransport::Send(const HttpRequest& request,
                                                           const std::string& microversion) {
-  TOPOLOGYD_ASSIGN_OR_RETURN(curl_easy::Handle curl, curl_easy::NewHandle());
+  // Declared first, so given back (its options reset) after everything they point to is gone.
+  TOPOLOGYD_ASSIGN_OR_RETURN(curl_easy::PooledHandle curl, handles_->Acquire());
   CURL* h = curl.get();
 
   curl_easy::Headers headers(curl_slist_append(nullptr, "Accept: application/json"));

@@ -1,15 +1,18 @@
-// The libcurl PlacementTransport: one HTTP exchange per call against a Placement endpoint,
-// with the headers every call needs (docs/placement.md, "Sync"): the microversion, JSON, and
-// the Keystone token in X-Auth-Token (with Placement's noauth2 test mode, the token "admin").
+// The libcurl PlacementTransport: one HTTP exchange per call against a Placement endpoint, over
+// the connection of the call before when it is still open, with the headers every call needs
+// (docs/placement.md, "Sync"): the microversion, JSON, and the Keystone token in X-Auth-Token (with
+// Placement's noauth2 test mode, the token "admin").
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 
 #include "lib/curl_easy/curl_easy.h"
+#include "lib/curl_easy/handle_pool.h"
 #include "lib/placement/sync.h"
 
 namespace topologyd::placement {
@@ -33,8 +36,10 @@ class CurlPlacementTransport : public PlacementTransport {
                                     const std::string& microversion) override;
 
  private:
-  explicit CurlPlacementTransport(HttpEndpoint endpoint) : endpoint_(std::move(endpoint)) {}
+  explicit CurlPlacementTransport(HttpEndpoint endpoint)
+      : endpoint_(std::move(endpoint)), handles_(curl_easy::HandlePool::Create()) {}
   HttpEndpoint endpoint_;
+  std::shared_ptr<curl_easy::HandlePool> handles_;
 };
 
 // What SyncOptions::wait_before_retry is in real use: 50-150 ms times the attempt, jittered so
