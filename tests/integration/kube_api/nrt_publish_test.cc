@@ -3,8 +3,10 @@
 // deploy/rbac.yaml: before the binding exists the daemon says which verb it lacks, before the
 // CRD exists it names the CRD, once deploy/noderesourcetopology-crd.yaml is applied then it applies
 // the object, owned by its Node and managed by "topologyd", and updates it after an admission.
-// Admission never waits for any of it.
+// Admission never waits for any of it. When the API server restarts, the publisher's retries
+// reconnect and bring the object up to date.
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <thread>
@@ -59,8 +61,29 @@ absl::Status CreateManifest(const ControlPlane& control_plane, const std::string
   return absl::OkStatus();
 }
 
+constexpr char kRbacManifest[] = TOPOLOGYD_SOURCE_DIR "/deploy/rbac.yaml";
+constexpr char kCrdManifest[] = TOPOLOGYD_SOURCE_DIR "/deploy/noderesourcetopology-crd.yaml";
+
 class NrtPublishTest : public ::testing::Test {
  protected:
+  // Starts the control plane with Node worker-1 (its uid in node_uid_), and writes the config
+  // of a daemon publishing to it with the node's credentials (config_path_).
+  void StartControlPlaneWithNode() {
+    absl::Status started = control_plane_.Start();
+    ASSERT_TRUE(started.ok()) << started;
+    absl::StatusOr<ApiResponse> node =
+        control_plane_.Request("POST", "/api/v1/nodes", {{"metadata", {{"name", "worker-1"}}}});
+    ASSERT_TRUE(node.ok()) << node.status();
+    ASSERT_EQ(node->code, 201) << node->body.dump();
+    node_uid_ = node->body["metadata"]["uid"];
+    absl::StatusOr<std::string> kubeconfig = control_plane_.Kubeconfig(kNodeToken);
+    ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
+    config_path_ = dir_.File("config.yaml");
+    WriteFile(config_path_, MinimalConfig(dir_.path(),
+                                          "nrt:\n  nodeName: worker-1\n  apiServer:\n"
+                                          "    kubeconfig: " +
+                                              *kubeconfig + "\n"));
+  }
   v1::NrtPublishStatus PublishStatus(daemon::Daemon& topologyd) {
     grpc::ClientContext context;
     Deadline(context);
@@ -85,26 +108,18 @@ class NrtPublishTest : public ::testing::Test {
     absl::StatusOr<ApiResponse> read = control_plane.Request("GET", kObjectPath);
     return read.ok() && read->code == 200 ? read->body : nlohmann::json();
   }
+
+  ControlPlane control_plane_;
+  TempDir dir_;
+  std::string node_uid_;
+  std::string config_path_;
 };
 
 TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
   if (std::string reason = ControlPlaneSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
-  ControlPlane control_plane;
-  absl::Status started = control_plane.Start();
-  ASSERT_TRUE(started.ok()) << started;
-  absl::StatusOr<ApiResponse> node =
-      control_plane.Request("POST", "/api/v1/nodes", {{"metadata", {{"name", "worker-1"}}}});
-  ASSERT_TRUE(node.ok()) << node.status();
-  ASSERT_EQ(node->code, 201) << node->body.dump();
-  const std::string node_uid = node->body["metadata"]["uid"];
-  absl::StatusOr<std::string> kubeconfig = control_plane.Kubeconfig(kNodeToken);
-  ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
-
-  TempDir dir;
-  WriteFile(dir.File("config.yaml"),
-            MinimalConfig(dir.path(), "nrt:\n  nodeName: worker-1\n  apiServer:\n    kubeconfig: " +
-                                          *kubeconfig + "\n"));
-  daemon::Daemon topologyd(dir.File("config.yaml"));
+  ASSERT_NO_FATAL_FAILURE(StartControlPlaneWithNode());
+  ControlPlane& control_plane = control_plane_;
+  daemon::Daemon topologyd(config_path_);
   ASSERT_EQ(topologyd.Start(), 0);
 
   // No binding yet: the node may not even read its Node.
@@ -116,8 +131,7 @@ TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
   ASSERT_NO_FATAL_FAILURE(AdmitGuaranteed(topologyd, "p1", "2"));
 
   // The binding, but no CRD: the CRD is named.
-  absl::Status rbac =
-      CreateManifest(control_plane, std::string(TOPOLOGYD_SOURCE_DIR) + "/deploy/rbac.yaml");
+  absl::Status rbac = CreateManifest(control_plane, kRbacManifest);
   ASSERT_TRUE(rbac.ok()) << rbac;
   ASSERT_TRUE(PollUntil([&] {
     return PublishStatus(topologyd).last_error().find(
@@ -126,8 +140,7 @@ TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
   })) << PublishStatus(topologyd).DebugString();
 
   // The CRD topologyd ships: the next retry applies the object.
-  absl::Status crd = ApplyNrtCrd(
-      control_plane, std::string(TOPOLOGYD_SOURCE_DIR) + "/deploy/noderesourcetopology-crd.yaml");
+  absl::Status crd = ApplyNrtCrd(control_plane, kCrdManifest);
   ASSERT_TRUE(crd.ok()) << crd;
   ASSERT_TRUE(PollUntil([&] { return PublishStatus(topologyd).last_ok(); }))
       << PublishStatus(topologyd).DebugString();
@@ -141,7 +154,7 @@ TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
   EXPECT_EQ(
       stored["metadata"]["ownerReferences"],
       nlohmann::json::array(
-          {{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "worker-1"}, {"uid", node_uid}}}));
+          {{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "worker-1"}, {"uid", node_uid_}}}));
   ASSERT_EQ(stored["metadata"]["managedFields"].size(), 1U) << stored.dump();
   EXPECT_EQ(stored["metadata"]["managedFields"][0]["manager"], "topologyd");
   EXPECT_EQ(stored["metadata"]["managedFields"][0]["operation"], "Apply");
@@ -160,6 +173,56 @@ TEST_F(NrtPublishTest, PublishesWithTheNodesCredentialsOnceRbacAndCrdExist) {
       10));
   EXPECT_TRUE(PollUntil([&] { return Fingerprint(StoredObject(control_plane)) == after; }, 10));
   EXPECT_EQ(PublishStatus(topologyd).last_trigger(), "change");
+  EXPECT_EQ(topologyd.Stop(), 0);
+}
+
+// The API server goes away with the publisher's kept connection and comes back at the same
+// address: admission goes on, the failures are counted with curl's reason, and the retry
+// reconnects and brings the object up to date.
+TEST_F(NrtPublishTest, RidesOutAnApiServerRestart) {
+  if (std::string reason = ControlPlaneSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
+  ASSERT_NO_FATAL_FAILURE(StartControlPlaneWithNode());
+  ControlPlane& control_plane = control_plane_;
+  absl::Status rbac = CreateManifest(control_plane, kRbacManifest);
+  ASSERT_TRUE(rbac.ok()) << rbac;
+  absl::Status crd = ApplyNrtCrd(control_plane, kCrdManifest);
+  ASSERT_TRUE(crd.ok()) << crd;
+  daemon::Daemon topologyd(config_path_);
+  ASSERT_EQ(topologyd.Start(), 0);
+  ASSERT_TRUE(PollUntil([&] { return PublishStatus(topologyd).last_ok(); }))
+      << PublishStatus(topologyd).DebugString();
+  // A change after start-up, published over the connection the publisher keeps.
+  ASSERT_NO_FATAL_FAILURE(AdmitGuaranteed(topologyd, "p1", "1"));
+  ASSERT_TRUE(PollUntil([&] {
+    return Fingerprint(StoredObject(control_plane)) == DaemonFingerprint(topologyd);
+  })) << PublishStatus(topologyd).DebugString();
+  const uint64_t failed_before = PublishStatus(topologyd).failed_publishes();
+
+  control_plane.StopApiserver();
+  ASSERT_NO_FATAL_FAILURE(AdmitGuaranteed(topologyd, "p2", "1"));
+  ASSERT_TRUE(PollUntil([&] { return PublishStatus(topologyd).consecutive_failures() >= 1; }))
+      << PublishStatus(topologyd).DebugString();
+  const v1::NrtPublishStatus down = PublishStatus(topologyd);
+  EXPECT_FALSE(down.last_ok());
+  EXPECT_NE(down.last_error().find("Couldn't connect"), std::string::npos) << down.last_error();
+  EXPECT_GT(down.failed_publishes(), failed_before);
+
+  absl::Status restarted = control_plane.RestartApiserver();
+  ASSERT_TRUE(restarted.ok()) << restarted;
+  // Retries double from 1 s: the one after the API server is back comes within about as long
+  // again as the outage took.
+  std::string want;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        want = DaemonFingerprint(topologyd);
+        return Fingerprint(StoredObject(control_plane)) == want;
+      },
+      120))
+      << PublishStatus(topologyd).DebugString();
+  const v1::NrtPublishStatus recovered = PublishStatus(topologyd);
+  EXPECT_TRUE(recovered.last_ok());
+  EXPECT_EQ(recovered.consecutive_failures(), 0U);
+  EXPECT_EQ(recovered.last_trigger(), "retry");
   EXPECT_EQ(topologyd.Stop(), 0);
 }
 

@@ -72,7 +72,18 @@ absl::Status ControlPlane::Start() {
                ShellQuote(dir_ + "/pki/sa.pub"));
   if (public_key.exit_code != 0) return absl::InternalError("openssl: " + public_key.err);
   if (absl::Status started = StartEtcd(); !started.ok()) return started;
-  return StartApiserver();
+  const int port = FreeLoopbackPort();
+  if (port == 0) return absl::InternalError("no free loopback port");
+  return StartApiserver(port);
+}
+
+void ControlPlane::StopApiserver() {
+  containerd::StopChild(apiserver_, SIGTERM, std::chrono::seconds(15));
+}
+
+absl::Status ControlPlane::RestartApiserver() {
+  StopApiserver();
+  return StartApiserver(apiserver_port_);
 }
 
 absl::Status ControlPlane::StartEtcd() {
@@ -92,9 +103,8 @@ absl::Status ControlPlane::StartEtcd() {
   return absl::OkStatus();
 }
 
-absl::Status ControlPlane::StartApiserver() {
-  const int port = FreeLoopbackPort();
-  if (port == 0) return absl::InternalError("no free loopback port");
+absl::Status ControlPlane::StartApiserver(int port) {
+  apiserver_port_ = port;
   server_ = absl::StrCat("https://127.0.0.1:", port);
   const std::string pki = dir_ + "/pki";
   std::ofstream(pki + "/tokens.csv")

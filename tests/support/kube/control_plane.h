@@ -62,12 +62,17 @@ class ControlPlane {
   absl::StatusOr<ApiResponse> Patch(const std::string& path, const nlohmann::json& body,
                                     std::string_view content_type) const;
 
+  // Stops kube-apiserver alone (etcd keeps every object), for clients that must ride out an
+  // outage; RestartApiserver starts it again at the same address and returns once it is ready.
+  void StopApiserver();
+  absl::Status RestartApiserver();
+
   // The servers' output so far, for failure messages.
   std::string log() const;
 
  private:
   absl::Status StartEtcd();
-  absl::Status StartApiserver();
+  absl::Status StartApiserver(int port);
   absl::Status WaitUntilReady() const;
   absl::StatusOr<ApiResponse> Send(std::string_view method, const std::string& path,
                                    const nlohmann::json& body, std::string_view token,
@@ -77,6 +82,7 @@ class ControlPlane {
   std::string dir_;
   std::string etcd_url_;
   std::string server_;
+  int apiserver_port_ = 0;
   pid_t etcd_ = -1;
   pid_t apiserver_ = -1;
 };
