@@ -76,7 +76,8 @@ type TopologydClient interface {
 	// UNAVAILABLE when the daemon stops.
 	WatchAllocations(ctx context.Context, in *WatchAllocationsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListAllocationsResponse], error)
 	// The node's NodeResourceTopology object (topology.node.k8s.io/v1alpha2) built from the
-	// newest durable state: the object the daemon's NRT file holds.
+	// newest durable state: the object the daemon's NRT file holds. Like WatchAllocations it may
+	// trail an Admit or Release answer by a moment; its generation says which state it shows.
 	GetNodeResourceTopology(ctx context.Context, in *GetNodeResourceTopologyRequest, opts ...grpc.CallOption) (*GetNodeResourceTopologyResponse, error)
 }
 
@@ -243,7 +244,8 @@ type TopologydServer interface {
 	// UNAVAILABLE when the daemon stops.
 	WatchAllocations(*WatchAllocationsRequest, grpc.ServerStreamingServer[ListAllocationsResponse]) error
 	// The node's NodeResourceTopology object (topology.node.k8s.io/v1alpha2) built from the
-	// newest durable state: the object the daemon's NRT file holds.
+	// newest durable state: the object the daemon's NRT file holds. Like WatchAllocations it may
+	// trail an Admit or Release answer by a moment; its generation says which state it shows.
 	GetNodeResourceTopology(context.Context, *GetNodeResourceTopologyRequest) (*GetNodeResourceTopologyResponse, error)
 	mustEmbedUnimplementedTopologydServer()
 }
