@@ -20,7 +20,8 @@ module=$repo/tests/e2e/kube
 
 usage() {
   echo "usage: tools/build-kube.sh BINARY... | --print-dir" >&2
-  echo "  BINARY: kubelet, kube-apiserver, kube-scheduler or etcd (tools in $module/go.mod)" >&2
+  echo "  BINARY: kubelet, kube-apiserver, kube-controller-manager, kube-scheduler or etcd" \
+    "(tools in $module/go.mod)" >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -39,7 +40,7 @@ fi
 # The programs by the name tests use, and the tool of go.mod that builds each.
 package_of() {
   case "$1" in
-    kubelet | kube-apiserver) echo "k8s.io/kubernetes/cmd/$1" ;;
+    kubelet | kube-apiserver | kube-controller-manager) echo "k8s.io/kubernetes/cmd/$1" ;;
     # scheduler-plugins' build of kube-scheduler: every in-tree plugin and, among its own,
     # NodeResourceTopologyMatch; a profile chooses which run.
     kube-scheduler) echo "sigs.k8s.io/scheduler-plugins/cmd/scheduler" ;;
@@ -50,7 +51,8 @@ package_of() {
 packages=()
 for name in "$@"; do
   if ! package=$(package_of "$name"); then
-    echo "build-kube: unknown program '$name' (kubelet, kube-apiserver, kube-scheduler, etcd)" >&2
+    echo "build-kube: unknown program '$name' (kubelet, kube-apiserver," \
+      "kube-controller-manager, kube-scheduler, etcd)" >&2
     exit 2
   fi
   if ! grep -q "^[[:space:]]*$package\$" "$module/go.mod"; then

@@ -95,7 +95,7 @@ case "${1:-}" in
     fi
     tools/install-deps.sh test
     kube_bin=$(go_component "Kubernetes binaries for the end-to-end tests" \
-      tools/build-kube.sh kubelet etcd kube-apiserver kube-scheduler)
+      tools/build-kube.sh kubelet etcd kube-apiserver kube-scheduler kube-controller-manager)
     containerd2_bin=$(go_component "containerd 2.x for the tests against containerd" tools/build-containerd.sh)
     oracle_bin=$(go_component "kubelet's managers as the parity oracle" tools/build-parity-oracle.sh)
     # The NRI plugin is Go too, built in the build tree (Go keeps its caches); without Go its

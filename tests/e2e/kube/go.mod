@@ -164,7 +164,7 @@ require (
 	k8s.io/apimachinery v0.34.12 // indirect
 	k8s.io/apiserver v0.34.12 // indirect
 	k8s.io/client-go v0.34.12 // indirect
-	k8s.io/cloud-provider v0.34.7 // indirect
+	k8s.io/cloud-provider v0.34.12 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-base v0.34.12 // indirect
 	k8s.io/component-helpers v0.34.12 // indirect
@@ -178,6 +178,7 @@ require (
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kms v0.34.12 // indirect
 	k8s.io/kube-aggregator v0.0.0 // indirect
+	k8s.io/kube-controller-manager v0.0.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20250710124328-f3f2b991d03b // indirect
 	k8s.io/kube-scheduler v0.34.7 // indirect
 	k8s.io/kubectl v0.0.0 // indirect
@@ -234,6 +235,7 @@ replace (
 tool (
 	go.etcd.io/etcd/server/v3
 	k8s.io/kubernetes/cmd/kube-apiserver
+	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kubelet
 	sigs.k8s.io/scheduler-plugins/cmd/scheduler
 )

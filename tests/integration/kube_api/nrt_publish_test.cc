@@ -4,7 +4,8 @@
 // CRD exists it names the CRD, once deploy/noderesourcetopology-crd.yaml is applied then it applies
 // the object, owned by its Node and managed by "topologyd", and updates it after an admission.
 // Admission never waits for any of it. When the API server restarts, the publisher's retries
-// reconnect and bring the object up to date.
+// reconnect and bring the object up to date. With kube-controller-manager's garbage collector,
+// the object goes with its Node.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "tests/integration/in_process_client.h"
 #include "tests/integration/process.h"
 #include "tests/support/kube/control_plane.h"
+#include "tests/support/kube/controller_manager_process.h"
 #include "tests/support/kube/nrt_crd.h"
 #include "tests/support/require_component.h"
 #include "topologyd/v1/topologyd.grpc.pb.h"
@@ -67,8 +69,9 @@ constexpr char kCrdManifest[] = TOPOLOGYD_SOURCE_DIR "/deploy/noderesourcetopolo
 class NrtPublishTest : public ::testing::Test {
  protected:
   // Starts the control plane with Node worker-1 (its uid in node_uid_), and writes the config
-  // of a daemon publishing to it with the node's credentials (config_path_).
-  void StartControlPlaneWithNode() {
+  // of a daemon publishing to it with the node's credentials (config_path_); `api_server_keys`
+  // are more keys of nrt.apiServer, each a line.
+  void StartControlPlaneWithNode(const std::string& api_server_keys = "") {
     absl::Status started = control_plane_.Start();
     ASSERT_TRUE(started.ok()) << started;
     absl::StatusOr<ApiResponse> node =
@@ -82,7 +85,7 @@ class NrtPublishTest : public ::testing::Test {
     WriteFile(config_path_, MinimalConfig(dir_.path(),
                                           "nrt:\n  nodeName: worker-1\n  apiServer:\n"
                                           "    kubeconfig: " +
-                                              *kubeconfig + "\n"));
+                                              *kubeconfig + "\n" + api_server_keys));
   }
   v1::NrtPublishStatus PublishStatus(daemon::Daemon& topologyd) {
     grpc::ClientContext context;
@@ -233,6 +236,65 @@ TEST_F(NrtPublishTest, RidesOutAnApiServerRestart) {
   const v1::NrtPublishStatus recovered = PublishStatus(topologyd);
   EXPECT_EQ(recovered.consecutive_failures(), 0U);
   EXPECT_EQ(recovered.last_trigger(), "retry");
+  EXPECT_EQ(topologyd.Stop(), 0);
+}
+
+// With a real kube-controller-manager's garbage collector: the object goes when its Node is
+// deleted (the Node owns it), and a Node registered anew under the same name gets it back,
+// owned by the new Node, once a resync reads the new uid.
+TEST_F(NrtPublishTest, TheObjectGoesWithItsNodeAndComesBackForANewOne) {
+  if (std::string reason = ControlPlaneSkipReason(); !reason.empty()) SKIP_OR_FAIL() << reason;
+  if (std::string reason = ControllerManagerSkipReason(); !reason.empty()) {
+    SKIP_OR_FAIL() << reason;
+  }
+  ASSERT_NO_FATAL_FAILURE(StartControlPlaneWithNode("    resyncPeriod: 2s\n"));
+  ControlPlane& control_plane = control_plane_;
+  absl::Status rbac = CreateManifest(control_plane, kRbacManifest);
+  ASSERT_TRUE(rbac.ok()) << rbac;
+  absl::Status crd = ApplyNrtCrd(control_plane, kCrdManifest);
+  ASSERT_TRUE(crd.ok()) << crd;
+  ControllerManagerProcess controller_manager;
+  absl::Status collector = controller_manager.Start(control_plane, dir_.path(), "garbagecollector");
+  ASSERT_TRUE(collector.ok()) << collector;
+
+  daemon::Daemon topologyd(config_path_);
+  ASSERT_EQ(topologyd.Start(), 0);
+  auto owner_uid = [&]() -> std::string {
+    const nlohmann::json stored = StoredObject(control_plane);
+    if (!stored.is_object() || !stored.contains("metadata")) return "";
+    const nlohmann::json owners =
+        stored["metadata"].value("ownerReferences", nlohmann::json::array());
+    return owners.empty() ? "" : owners[0].value("uid", "");
+  };
+  ASSERT_TRUE(PollUntil([&] { return owner_uid() == node_uid_; }))
+      << PublishStatus(topologyd).DebugString();
+
+  // The Node goes: the garbage collector deletes what it owns.
+  absl::StatusOr<ApiResponse> deleted = control_plane.Request("DELETE", "/api/v1/nodes/worker-1");
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  ASSERT_EQ(deleted->code, 200) << deleted->body.dump();
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        absl::StatusOr<ApiResponse> read = control_plane.Request("GET", kObjectPath);
+        return read.ok() && read->code == 404;
+      },
+      120))
+      << controller_manager.log();
+  // The resyncs find no Node, and say so.
+  ASSERT_TRUE(PollUntil([&] {
+    return PublishStatus(topologyd).last_error().find("Node worker-1 is not registered") !=
+           std::string::npos;
+  })) << PublishStatus(topologyd).DebugString();
+
+  // Registered anew: a retry applies the object again, owned by the new Node.
+  absl::StatusOr<ApiResponse> again =
+      control_plane.Request("POST", "/api/v1/nodes", {{"metadata", {{"name", "worker-1"}}}});
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_EQ(again->code, 201) << again->body.dump();
+  const std::string new_uid = again->body["metadata"]["uid"];
+  ASSERT_NE(new_uid, node_uid_);
+  EXPECT_TRUE(PollUntil([&] { return owner_uid() == new_uid; }, 120))
+      << PublishStatus(topologyd).DebugString();
   EXPECT_EQ(topologyd.Stop(), 0);
 }
 

@@ -3,10 +3,12 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
 #include "lib/curl_easy/curl_easy.h"
+#include "tests/support/containerd/subprocess.h"
 
 namespace topologyd::testing::kube {
 
@@ -26,6 +28,25 @@ absl::StatusOr<std::string> LocalGet(const std::string& url, size_t limit_bytes)
     return absl::UnavailableError(absl::StrCat("GET ", url, ": HTTP ", code, ": ", body.text));
   }
   return body.text;
+}
+
+absl::Status WaitUntilAnswers(pid_t& pid, const std::string& program, const std::string& url,
+                              const std::string& want, std::chrono::seconds patience,
+                              const std::function<std::string()>& log) {
+  const auto until = std::chrono::steady_clock::now() + patience;
+  absl::StatusOr<std::string> answer;
+  while (std::chrono::steady_clock::now() < until) {
+    if (containerd::WaitForChild(pid, std::chrono::milliseconds(0))) {
+      pid = -1;
+      return absl::InternalError(absl::StrCat(program, " exited at start:\n", log()));
+    }
+    answer = LocalGet(url, 1 << 20);
+    if (answer.ok() && *answer == want) return absl::OkStatus();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return absl::DeadlineExceededError(absl::StrCat(
+      program, " did not answer ", url, " with \"", want, "\" within ", patience.count(),
+      " s: ", answer.ok() ? *answer : answer.status().ToString(), "\n", log()));
 }
 
 }  // namespace topologyd::testing::kube

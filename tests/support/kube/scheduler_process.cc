@@ -5,11 +5,9 @@
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 
-#include "lib/curl_easy/curl_easy.h"
 #include "tests/support/containerd/subprocess.h"
 #include "tests/support/free_port.h"
 #include "tests/support/kube/kubelet_process.h"
@@ -19,11 +17,6 @@ namespace topologyd::testing::kube {
 namespace {
 
 constexpr auto kSchedulerReadyPatience = std::chrono::seconds(60);
-
-// GET https://127.0.0.1:port/path of the scheduler's own server; the body, or why not.
-absl::StatusOr<std::string> GetScheduler(int port, const std::string& path) {
-  return LocalGet(absl::StrCat("https://127.0.0.1:", port, path), 1 << 20);
-}
 
 }  // namespace
 
@@ -63,20 +56,9 @@ absl::Status SchedulerProcess::Start(ControlPlane& control_plane, const std::str
   pid_ = containerd::SpawnServer(argv, dir + "/scheduler.log");
   if (pid_ < 0) return absl::InternalError("cannot start kube-scheduler");
 
-  const auto until = std::chrono::steady_clock::now() + kSchedulerReadyPatience;
-  absl::StatusOr<std::string> ready;
-  while (std::chrono::steady_clock::now() < until) {
-    if (containerd::WaitForChild(pid_, std::chrono::milliseconds(0))) {
-      pid_ = -1;
-      return absl::InternalError("kube-scheduler exited at start:\n" + log());
-    }
-    ready = GetScheduler(port_, "/readyz");
-    if (ready.ok() && *ready == "ok") return absl::OkStatus();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return absl::DeadlineExceededError(
-      absl::StrCat("kube-scheduler was not ready within ", kSchedulerReadyPatience.count(),
-                   " s: ", ready.ok() ? *ready : ready.status().ToString(), "\n", log()));
+  return WaitUntilAnswers(pid_, "kube-scheduler",
+                          absl::StrCat("https://127.0.0.1:", port_, "/readyz"), "ok",
+                          kSchedulerReadyPatience, [this] { return log(); });
 }
 
 void SchedulerProcess::Stop() { containerd::StopChild(pid_, SIGTERM); }
