@@ -223,10 +223,10 @@ void NrtApiPublisher::Report(const NrtApiPublishStatus& now, uint64_t failures_b
   }
   if (!options_.log_info) return;
   if (failures_before > 0) {
-    options_.log_info(
-        fmt::format("nrt.apiServer: publishing NodeResourceTopology {} to {} again "
-                    "after {} failed attempts",
-                    now.node_name, options_.server, failures_before));
+    options_.log_info(fmt::format(
+        "nrt.apiServer: publishing NodeResourceTopology {} to {} again "
+        "after {} failed attempt{}",
+        now.node_name, options_.server, failures_before, failures_before == 1 ? "" : "s"));
   } else if (now.publishes == 1) {
     options_.log_info(fmt::format("nrt.apiServer: published NodeResourceTopology {} to {}",
                                   now.node_name, options_.server));

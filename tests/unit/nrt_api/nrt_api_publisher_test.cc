@@ -225,6 +225,18 @@ TEST_F(NrtApiPublisherTest, AFailingApiServerIsRetriedAndLoggedOncePerEpisode) {
   EXPECT_EQ(api_->node_reads, 5);
 }
 
+TEST_F(NrtApiPublisherTest, TheRecoveryAfterOneFailureSaysOneAttempt) {
+  {
+    std::lock_guard<std::mutex> lock(api_->mu);
+    api_->apply_error = absl::UnavailableError("PATCH /apis/...: Couldn't connect to server");
+    api_->failures_left = 1;
+  }
+  auto publisher = Publish(milliseconds(1), kLong, milliseconds(5));
+  ASSERT_TRUE(publisher->WaitForPublishes(1, kWait));
+  EXPECT_THAT(info_.Lines(), ElementsAre(HasSubstr("again after 1 failed attempt")));
+  EXPECT_THAT(info_.Lines(), ElementsAre(::testing::Not(HasSubstr("attempts"))));
+}
+
 TEST_F(NrtApiPublisherTest, AMissingNodeOrRbacVerbIsNamedInStatus) {
   {
     std::lock_guard<std::mutex> lock(api_->mu);
