@@ -52,7 +52,7 @@ ControlPlane::~ControlPlane() {
 }
 
 void ControlPlane::Stop() {
-  containerd::StopChild(apiserver_, SIGTERM, std::chrono::seconds(15));
+  StopApiserver();
   containerd::StopChild(etcd_, SIGTERM, std::chrono::seconds(15));
 }
 

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -205,7 +204,9 @@ absl::Status KubeletProcess::Launch() {
   if (!kubeconfig_.empty()) argv.insert(argv.end(), {"--kubeconfig", kubeconfig_});
   pid_ = SpawnServer(argv, dir_ + "/kubelet.log");
   if (pid_ < 0) return absl::InternalError("cannot start kubelet");
-  return WaitUntilHealthy(std::chrono::seconds(60));
+  return WaitUntilAnswers(pid_, "kubelet",
+                          absl::StrCat("http://127.0.0.1:", healthz_port_, "/healthz"), "ok",
+                          std::chrono::seconds(60), [this] { return log(); });
 }
 
 absl::Status KubeletProcess::Restart() {
@@ -214,19 +215,6 @@ absl::Status KubeletProcess::Restart() {
 }
 
 void KubeletProcess::Stop(int sig) { containerd::StopChild(pid_, sig); }
-
-absl::Status KubeletProcess::WaitUntilHealthy(std::chrono::seconds patience) const {
-  const auto until = std::chrono::steady_clock::now() + patience;
-  absl::StatusOr<std::string> health;
-  while (std::chrono::steady_clock::now() < until) {
-    health = Get(healthz_port_, "/healthz");
-    if (health.ok() && *health == "ok") return absl::OkStatus();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return absl::DeadlineExceededError(
-      absl::StrCat("kubelet's healthz did not answer ok within ", patience.count(),
-                   " s: ", health.ok() ? *health : health.status().ToString(), "\n", log()));
-}
 
 absl::StatusOr<std::string> KubeletProcess::Get(int port, const std::string& path) const {
   return LocalGet(absl::StrCat("http://127.0.0.1:", port, path), 64 << 20);

@@ -76,7 +76,6 @@ class KubeletProcess {
 
  private:
   absl::Status Launch();
-  absl::Status WaitUntilHealthy(std::chrono::seconds patience) const;
   absl::StatusOr<std::string> Get(int port, const std::string& path) const;
 
   std::string dir_;
